@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Exit, UsageError, writeLine, type CliIo, type Command } from './io.js';
+import { policyCommand } from './policy.js';
+
+const commands: Record<string, { run: Command; summary: string }> = {
+  policy: { run: policyCommand, summary: 'policy validate FILE | policy init [FILE] | policy schema [--out FILE]' },
+};
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function usage(): string {
+  const lines = ['usage: mcp-elicitation-guard <command> [options]', '', 'commands:'];
+  for (const [name, { summary }] of Object.entries(commands)) lines.push(`  ${name.padEnd(13)} ${summary}`);
+  lines.push('', 'options:', '  --help        show this help (also: <command> --help)', '  --version     print the version');
+  return lines.join('\n');
+}
+
+/** Runs the CLI with the given arguments; returns the exit code. Never throws. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    writeLine(name === undefined ? io.stderr : io.stdout, usage());
+    return name === undefined ? Exit.usage : Exit.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    writeLine(io.stdout, version());
+    return Exit.ok;
+  }
+  const command = commands[name];
+  if (command === undefined) {
+    writeLine(io.stderr, `mcp-elicitation-guard: unknown command "${name}"\n\n${usage()}`);
+    return Exit.usage;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      writeLine(io.stderr, `mcp-elicitation-guard ${name}: ${error.message}\nrun "mcp-elicitation-guard ${name} --help" for usage`);
+      return Exit.usage;
+    }
+    const code = (error as { code?: unknown }).code;
+    writeLine(io.stderr, `mcp-elicitation-guard ${name}: ${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message}`);
+    return Exit.usage;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, isTTY: process.stdout.isTTY === true, cwd: process.cwd() };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`mcp-elicitation-guard: ${(error as Error).message}\n`);
+      process.exitCode = Exit.usage;
+    },
+  );
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+/** Settings of the form mode checks. */
+const formSettings = z
+  .object({
+    enabled: z.boolean().describe('Allow form-mode elicitation at all. When false the server never sees the form capability.'),
+    onSensitive: z
+      .enum(['block', 'audit'])
+      .describe('"block" answers a form asking for credentials or payment data with E_SENSITIVE_FIELD; "audit" forwards it and only logs (first rollout stage).'),
+    blockPersonal: z.boolean().describe('Also treat personal data fields (national id, date of birth, ...) as blocking.'),
+  })
+  .strict();
+
+const domainName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[^\s/:@]+$/u, 'a bare host name such as "example.com" (no scheme, path, port or userinfo)');
+
+/** Settings of the URL mode checks. */
+const urlSettings = z
+  .object({
+    enabled: z.boolean().describe('Allow URL-mode elicitation at all. When false the server never sees the url capability.'),
+    allowedHosts: z
+      .array(domainName)
+      .describe('When non-empty, only these registrable domains (and their subdomains) may be opened. Empty means open.'),
+    protectedDomains: z.array(domainName).describe('Extra domains whose look-alikes are blocked, added to the built-in list.'),
+    redirectHosts: z
+      .array(domainName)
+      .describe('When non-empty, a redirect-like query parameter may only point to these domains; any other target blocks.'),
+    maxLength: z.number().int().min(64).max(65536).describe('Longest URL accepted, in characters.'),
+  })
+  .strict();
+
+const completionSettings = z
+  .object({
+    ttlSeconds: z.number().int().min(1).max(7 * 24 * 3600).describe('How long a URL elicitation id waits for its completion notice.'),
+    maxPending: z.number().int().min(1).max(1_000_000).describe('How many URL elicitation ids one session remembers; the oldest are forgotten first.'),
+  })
+  .strict();
+
+const retrySettings = z
+  .object({
+    maxRetries: z.number().int().min(0).max(10).describe('Retries of a request after a -32042 error that are let through.'),
+  })
+  .strict();
+
+const subjectSettings = z
+  .object({
+    required: z.boolean().describe('Refuse URL mode unless the host supplied a verified user subject.'),
+  })
+  .strict();
+
+/** What one server may change. Every key is optional: it overrides the top level. */
+const serverOverride = z
+  .object({
+    profile: z.enum(['production', 'development']).optional(),
+    issuing: z.enum(['open', 'stopped']).optional(),
+    form: formSettings.partial().optional(),
+    url: urlSettings.partial().optional(),
+    completion: completionSettings.partial().optional(),
+    retry: retrySettings.partial().optional(),
+    subject: subjectSettings.partial().optional(),
+  })
+  .strict();
+
+export const policySchema = z
+  .object({
+    $schema: z.string().optional(),
+    version: z.literal(1).default(1).describe('Policy file format version.'),
+    profile: z
+      .enum(['production', 'development'])
+      .default('production')
+      .describe('"production": URL mode is https only. "development": http to loopback hosts is allowed too.'),
+    issuing: z
+      .enum(['open', 'stopped'])
+      .default('open')
+      .describe('"stopped" declines new URL elicitations (rollback) and keeps the ledger.'),
+    form: formSettings.partial().default({}),
+    url: urlSettings.partial().default({}),
+    completion: completionSettings.partial().default({}),
+    retry: retrySettings.partial().default({}),
+    subject: subjectSettings.partial().default({}),
+    servers: z
+      .record(z.string().min(1), serverOverride)
+      .default({})
+      .describe('Per-server overrides, keyed by the server key the host gives the guard (e.g. its config name).'),
+  })
+  .strict();
+
+/** A policy file as written (every section optional). */
+export type PolicyInput = z.input<typeof policySchema>;
+export type ParsedPolicy = z.output<typeof policySchema>;
+export type ServerOverride = z.output<typeof serverOverride>;
+
+export type FormSettings = z.output<typeof formSettings>;
+export type UrlSettings = z.output<typeof urlSettings>;
+export type CompletionSettings = z.output<typeof completionSettings>;
+export type RetrySettings = z.output<typeof retrySettings>;
+export type SubjectSettings = z.output<typeof subjectSettings>;
+export type Profile = 'production' | 'development';

@@ -1,0 +1,77 @@
+/** Plain JSON-RPC 2.0 shapes, as they travel on the wire. No SDK classes here. */
+
+export type JsonRpcId = string | number;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcResult {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcError {
+  jsonrpc: '2.0';
+  id: JsonRpcId | null;
+  error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcResult | JsonRpcError;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** What a message is, decided from its keys alone (O(1), no validation of params). */
+export type MessageKind = 'request' | 'notification' | 'result' | 'error' | 'invalid';
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isJsonRpcId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+export function kindOf(message: unknown): MessageKind {
+  if (!isRecord(message)) return 'invalid';
+  if (typeof message.method === 'string') {
+    if (message.id === undefined) return 'notification';
+    return isJsonRpcId(message.id) ? 'request' : 'invalid';
+  }
+  if ('result' in message && isJsonRpcId(message.id)) return 'result';
+  if ('error' in message && isRecord(message.error)) return 'error';
+  return 'invalid';
+}
+
+/**
+ * A key for a JSON-RPC id that keeps `1` and `"1"` apart. Pending tables are keyed by it, one
+ * table per direction and session, never by the raw id alone.
+ */
+export function idKey(id: JsonRpcId): string {
+  return typeof id === 'number' ? `n:${id}` : `s:${id}`;
+}
+
+export function errorResponse(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcError {
+  const error: JsonRpcErrorObject = { code, message };
+  if (data !== undefined) error.data = data;
+  return { jsonrpc: '2.0', id, error };
+}
+
+export function resultResponse(id: JsonRpcId, result: Record<string, unknown>): JsonRpcResult {
+  return { jsonrpc: '2.0', id, result };
+}

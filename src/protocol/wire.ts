@@ -1,0 +1,34 @@
+/** Wire facts of MCP elicitation (spec 2025-11-25): method names, error codes, meta keys. */
+
+export const Method = {
+  initialize: 'initialize',
+  initialized: 'notifications/initialized',
+  elicitationCreate: 'elicitation/create',
+  elicitationComplete: 'notifications/elicitation/complete',
+  cancelled: 'notifications/cancelled',
+  logMessage: 'notifications/message',
+} as const;
+
+/** JSON-RPC error codes used on the wire. */
+export const RpcCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** URLElicitationRequiredError (2025-11-25 only). */
+  urlElicitationRequired: -32042,
+} as const;
+
+export const PROTOCOL_VERSION_2025_11_25 = '2025-11-25';
+
+/** The task-relation key of the spec's `_meta` (used to tie a nested elicitation to its request). */
+export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+
+/** Namespaced `_meta` keys under which the guard hands its judgement to the host. */
+export const GuardMetaKey = {
+  formAudit: 'mcp-elicitation-guard/form-audit',
+  urlAnalysis: 'mcp-elicitation-guard/url-analysis',
+} as const;
+
+export type ElicitationMode = 'form' | 'url';

@@ -1,0 +1,1 @@
+export { findSecret, findSecretOrToken, looksRandomToken, shannonEntropy, type SecretKind, type SecretMatch } from './patterns.js';
