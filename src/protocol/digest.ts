@@ -26,3 +26,13 @@ export function sha256Hex(text: string): string {
 export function shortDigest(text: string): string {
   return sha256Hex(text).slice(0, 16);
 }
+
+/**
+ * sha256 (hex) over the RFC 8785 canonical JSON of any JSON value, so equal values digest equally
+ * whatever their key order. Throws on values JSON cannot hold (undefined at the top, cycles).
+ */
+export function canonicalDigest(value: unknown): string {
+  const canonical = canonicalize(value);
+  if (canonical === undefined) throw new TypeError('canonicalDigest: the value has no JSON form');
+  return sha256Hex(canonical);
+}

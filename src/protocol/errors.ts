@@ -4,7 +4,6 @@
  */
 export const GuardCode = {
   modeNotNegotiated: 'E_MODE_NOT_NEGOTIATED',
-  notInitialized: 'E_NOT_INITIALIZED',
   invalidParams: 'E_INVALID_PARAMS',
   schemaNotAllowed: 'E_SCHEMA_NOT_ALLOWED',
   sensitiveField: 'E_SENSITIVE_FIELD',
@@ -16,6 +15,18 @@ export const GuardCode = {
   policyInvalid: 'E_POLICY_INVALID',
   policyUnreadable: 'E_POLICY_UNREADABLE',
   input: 'E_INPUT',
+  /** A URL-mode flow was asked to move along an edge its transition table does not have. */
+  illegalTransition: 'E_ILLEGAL_TRANSITION',
+  /** No navigation record with that id in the ledger. */
+  unknownNavigation: 'E_UNKNOWN_NAVIGATION',
+  /** A compare-and-set on a flow's state lost: the stored state was not the expected one. */
+  stateConflict: 'E_STATE_CONFLICT',
+  /** A navigation record, consent receipt or business receipt failed validation. */
+  recordInvalid: 'E_RECORD_INVALID',
+  /** A record with that id is already in the ledger. */
+  duplicateRecord: 'E_DUPLICATE_RECORD',
+  /** The ledger cannot be opened or used: missing driver, closed, newer schema, corrupt row. */
+  ledgerUnavailable: 'E_LEDGER_UNAVAILABLE',
 } as const;
 
 export type GuardCode = (typeof GuardCode)[keyof typeof GuardCode];

@@ -1,0 +1,216 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { cancelSteps, recoverySteps, type FlowStep } from '../flow/manual.js';
+import { FLOW_STATES, isFlowState, type FlowState } from '../flow/states.js';
+import { SqliteLedger } from '../ledger/sqlite.js';
+import type { Ledger, StoredNavigation } from '../ledger/types.js';
+import { GuardCode, GuardError } from '../protocol/errors.js';
+import { Exit, UsageError, writeLine, type CliIo } from './io.js';
+
+const HELP = `usage:
+  mcp-elicitation-guard ledger list [--state STATE] [--limit N]   list URL-mode flows, newest first
+  mcp-elicitation-guard ledger show ID                            a navigation record, its history and consent receipts
+  mcp-elicitation-guard ledger recover ID                         take up a pending or expired flow by hand (→ USER_RETRY)
+  mcp-elicitation-guard ledger cancel ID                          cancel a live flow (→ CANCELLED)
+
+options:
+  --ledger FILE   the ledger file (default: $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite,
+                  or ~/.local/state/mcp-elicitation-guard/ledger.sqlite)
+  --json          machine-readable output on stdout (errors too)
+
+exit codes: 0 done, 1 refused (unknown id, a move the flow does not allow, a concurrent change),
+            2 bad usage or an unusable ledger file`;
+
+/** Where the ledger lives unless `--ledger` says otherwise (XDG Base Directory: state). */
+export function defaultLedgerPath(env: Readonly<Record<string, string | undefined>>, home: string): string {
+  const xdg = env.XDG_STATE_HOME;
+  // The XDG spec says a relative value is invalid and must be ignored.
+  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(home, '.local', 'state');
+  return join(base, 'mcp-elicitation-guard', 'ledger.sqlite');
+}
+
+const OPTIONS = {
+  ledger: { type: 'string' },
+  json: { type: 'boolean' },
+  state: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+interface Parsed {
+  readonly sub: 'list' | 'show' | 'recover' | 'cancel';
+  readonly id: string | null;
+  readonly file: string;
+  readonly json: boolean;
+  readonly state: FlowState | undefined;
+  readonly limit: number | undefined;
+}
+
+/** `ledger list | show ID | recover ID | cancel ID`. */
+export async function ledgerCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const [sub] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    writeLine(sub === undefined ? io.stderr : io.stdout, HELP);
+    return sub === undefined ? Exit.usage : Exit.ok;
+  }
+  const parsed = parse(argv, io);
+  if (!existsSync(parsed.file)) {
+    // Reading must not create a ledger as a side effect: a missing file simply holds nothing.
+    if (parsed.sub === 'list') {
+      if (parsed.json) writeLine(io.stdout, '[]');
+      else writeLine(io.stderr, `no ledger at ${parsed.file}`);
+      return Exit.ok;
+    }
+    return refuse(io, parsed.json, new GuardError(GuardCode.unknownNavigation, `no navigation record "${parsed.id}" (no ledger at ${parsed.file})`, { id: parsed.id }));
+  }
+  let ledger: Ledger;
+  try {
+    ledger = await SqliteLedger.open(parsed.file);
+  } catch (error) {
+    return refuse(io, parsed.json, error);
+  }
+  try {
+    switch (parsed.sub) {
+      case 'list':
+        return await list(ledger, parsed, io);
+      case 'show':
+        return await show(ledger, parsed.id!, parsed.json, io);
+      case 'recover':
+        return await move(ledger, parsed.id!, 'recover', parsed.json, io);
+      case 'cancel':
+        return await move(ledger, parsed.id!, 'cancel', parsed.json, io);
+    }
+  } catch (error) {
+    return refuse(io, parsed.json, error);
+  } finally {
+    await ledger.close();
+  }
+}
+
+function parse(argv: readonly string[], io: CliIo): Parsed {
+  const { positionals, values } = parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
+  const [sub, ...rest] = positionals;
+  if (sub !== 'list' && sub !== 'show' && sub !== 'recover' && sub !== 'cancel') {
+    throw new UsageError(`unknown ledger subcommand "${sub ?? ''}" (list, show, recover, cancel)`);
+  }
+  if (sub === 'list' && rest.length > 0) throw new UsageError('ledger list takes no positional arguments');
+  if (sub !== 'list' && rest.length !== 1) throw new UsageError(`ledger ${sub} takes exactly one ID`);
+  if (sub !== 'list' && (values.state !== undefined || values.limit !== undefined)) throw new UsageError('--state and --limit belong to ledger list');
+  const state = values.state;
+  if (state !== undefined && !isFlowState(state)) throw new UsageError(`--state must be one of ${FLOW_STATES.join(', ')}`);
+  let limit: number | undefined;
+  if (values.limit !== undefined) {
+    limit = Number(values.limit);
+    if (!/^[0-9]+$/.test(values.limit) || !Number.isSafeInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer');
+  }
+  const file = values.ledger !== undefined ? resolve(io.cwd, values.ledger) : defaultLedgerPath(process.env, homedir());
+  return { sub, id: rest[0] ?? null, file, json: values.json === true, state, limit };
+}
+
+async function list(ledger: Ledger, parsed: Parsed, io: CliIo): Promise<number> {
+  const query = { ...(parsed.state !== undefined ? { state: parsed.state } : {}), ...(parsed.limit !== undefined ? { limit: parsed.limit } : {}) };
+  const flows = await ledger.listNavigations(query);
+  if (parsed.json) {
+    writeLine(io.stdout, JSON.stringify(flows.map(summary), null, 2));
+    return Exit.ok;
+  }
+  if (flows.length === 0) {
+    writeLine(io.stderr, 'no flows');
+    return Exit.ok;
+  }
+  const rows = flows.map((f) => [f.record.id, f.flow.state, printable(f.record.server.name ?? f.record.server.key ?? '-'), hostOf(f), iso(f.record.createdAt), iso(f.record.expiresAt)]);
+  const header = ['ID', 'STATE', 'SERVER', 'TARGET', 'CREATED', 'EXPIRES'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  for (const row of [header, ...rows]) writeLine(io.stdout, row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  return Exit.ok;
+}
+
+async function show(ledger: Ledger, id: string, json: boolean, io: CliIo): Promise<number> {
+  const stored = await ledger.getNavigation(id);
+  if (stored === null) throw new GuardError(GuardCode.unknownNavigation, `no navigation record "${id}" in the ledger`, { id });
+  const [history, consents] = await Promise.all([ledger.listTransitions(id), ledger.listConsentReceipts(id)]);
+  if (json) {
+    writeLine(io.stdout, JSON.stringify({ record: stored.record, flow: stored.flow, history, consents }, null, 2));
+    return Exit.ok;
+  }
+  const r = stored.record;
+  const lines = [
+    `navigation ${r.id}`,
+    `  state:        ${stored.flow.state}${stored.flow.trigger === null ? '' : ` (on ${stored.flow.trigger}, ${iso(stored.flow.updatedAt)})`}`,
+    `  server:       ${printable(r.server.name ?? '-')} ${printable(r.server.version ?? '')} (key ${printable(r.server.key ?? '-')})`.trimEnd(),
+    `  elicitation:  ${printable(r.elicitationId)}`,
+    `  target:       ${hostOf(stored)} (url sha256 ${r.target.urlDigest})`,
+    `  redirects:    ${r.redirectPolicy === 'any' ? 'any' : r.redirectPolicy.length === 0 ? 'none' : r.redirectPolicy.join(', ')}`,
+    `  purpose:      ${printable(r.purpose)}`,
+    `  subject:      ${printable(r.subject ?? '-')}`,
+    `  original:     ${r.originalRequestDigest ?? '-'}`,
+    `  generation:   ${r.sessionGeneration}`,
+    `  created:      ${iso(r.createdAt)}`,
+    `  expires:      ${iso(r.expiresAt)}`,
+    'history:',
+    ...history.map((t) => `  ${iso(t.at)}  ${t.from ?? '(recorded)'} → ${t.to}${t.trigger === null ? '' : ` on ${t.trigger}`}`),
+    'consent receipts:',
+    ...(consents.length === 0 ? ['  none'] : consents.map((c) => `  ${iso(c.at)}  ${c.decision.padEnd(7)}  ${c.id}  shown sha256 ${c.shownDigest}`)),
+  ];
+  for (const line of lines) writeLine(io.stdout, line);
+  return Exit.ok;
+}
+
+async function move(ledger: Ledger, id: string, action: 'recover' | 'cancel', json: boolean, io: CliIo): Promise<number> {
+  const stored = await ledger.getNavigation(id);
+  if (stored === null) throw new GuardError(GuardCode.unknownNavigation, `no navigation record "${id}" in the ledger`, { id });
+  const from = stored.flow.state;
+  const steps = action === 'recover' ? recoverySteps(from) : cancelSteps(from);
+  if (steps === null) {
+    const allowed = action === 'recover' ? 'OUT_OF_BAND_PENDING or EXPIRED flows' : 'live flows (USER_REVIEW, OUT_OF_BAND_PENDING, EXPIRED, USER_RETRY)';
+    throw new GuardError(GuardCode.illegalTransition, `flow ${id} is ${from}: ${action} applies only to ${allowed}`, { id, from });
+  }
+  const done: { from: FlowState; to: FlowState; trigger: FlowStep['trigger'] }[] = [];
+  let state = from;
+  for (const step of steps) {
+    const result = await ledger.updateFlowState(id, state, step.to, step.trigger, Date.now());
+    if (!result.updated) {
+      const now = result.current === null ? 'gone' : result.current.state;
+      throw new GuardError(GuardCode.stateConflict, `flow ${id} changed while it was being moved (expected ${state}, found ${now}); nothing more was changed`, { id });
+    }
+    done.push({ from: state, to: step.to, trigger: step.trigger });
+    state = step.to;
+  }
+  if (json) writeLine(io.stdout, JSON.stringify({ ok: true, id, state, steps: done }, null, 2));
+  else for (const d of done) writeLine(io.stdout, `${id}: ${d.from} → ${d.to} (${d.trigger})`);
+  return Exit.ok;
+}
+
+function refuse(io: CliIo, json: boolean, error: unknown): number {
+  if (!GuardError.is(error)) throw error;
+  if (json) writeLine(io.stdout, JSON.stringify({ ok: false, code: error.code, message: error.message }));
+  else writeLine(io.stderr, `${error.code}: ${error.message}`);
+  return error.code === GuardCode.ledgerUnavailable ? Exit.usage : Exit.blocked;
+}
+
+function summary(f: StoredNavigation) {
+  return {
+    id: f.record.id,
+    state: f.flow.state,
+    updatedAt: f.flow.updatedAt,
+    server: f.record.server,
+    target: { scheme: f.record.target.scheme, host: f.record.target.host, port: f.record.target.port },
+    createdAt: f.record.createdAt,
+    expiresAt: f.record.expiresAt,
+  };
+}
+
+function hostOf(f: StoredNavigation): string {
+  const t = f.record.target;
+  return `${t.scheme}://${t.host}${t.port === null ? '' : `:${t.port}`}`;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Server-chosen text on a terminal: control and bidi characters are shown escaped, never obeyed. */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}

@@ -1,0 +1,347 @@
+/**
+ * The durable ledger: one SQLite file in WAL mode with `synchronous=FULL`, so a commit that
+ * returned survives a crash of the process or the machine. `better-sqlite3` is loaded only by
+ * `SqliteLedger.open`, so hosts that do not choose SQLite never load it.
+ *
+ * At most one business receipt per lineage key is a UNIQUE constraint of the file, not a check
+ * in memory: it holds for any number of guard instances (connections) sharing the file.
+ */
+import type Database from 'better-sqlite3';
+import {
+  parseBusinessReceipt,
+  parseConsentReceipt,
+  parseLineageKey,
+  parseNavigationRecord,
+  type BusinessReceipt,
+  type ConsentReceipt,
+  type LineageKey,
+  type NavigationRecord,
+} from '../flow/records.js';
+import { isFlowState, isFlowTrigger, transition, type Flow, type FlowState, type FlowTrigger } from '../flow/states.js';
+import { GuardCode, GuardError } from '../protocol/errors.js';
+import { checkMove, checkQuery, closedError, duplicateRecord, unknownNavigation } from './checks.js';
+import { migrate, schemaVersion } from './migrations.js';
+import type { AcceptOutcome, FlowTransition, FlowUpdate, Ledger, NavigationQuery, StoredNavigation } from './types.js';
+
+export interface SqliteLedgerOptions {
+  /** How long a write waits for another connection's lock before failing (default 5000 ms). */
+  readonly busyTimeoutMs?: number;
+}
+
+export interface SqliteLedgerSettings {
+  readonly path: string;
+  readonly journalMode: string;
+  readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+  readonly foreignKeys: boolean;
+  readonly schemaVersion: number;
+}
+
+interface NavigationRow {
+  id: string;
+  state: string;
+  flow_trigger: string | null;
+  created_at: number;
+  updated_at: number;
+  record: string;
+}
+
+interface TransitionRow {
+  navigation_id: string;
+  from_state: string | null;
+  to_state: string;
+  flow_trigger: string | null;
+  at: number;
+}
+
+type Db = Database.Database;
+
+function prepare(db: Db) {
+  const navigationColumns = 'id, state, flow_trigger, created_at, updated_at, record';
+  return {
+    insertNavigation: db.prepare<[string, string, string | null, string, number, number, number, string]>(
+      'INSERT INTO navigations (id, elicitation_id, server_key, state, flow_trigger, created_at, expires_at, updated_at, record) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)',
+    ),
+    getNavigation: db.prepare<[string], NavigationRow>(`SELECT ${navigationColumns} FROM navigations WHERE id = ?`),
+    listAll: db.prepare<[number], NavigationRow>(`SELECT ${navigationColumns} FROM navigations ORDER BY created_at DESC, id DESC LIMIT ?`),
+    listByState: db.prepare<[string, number], NavigationRow>(
+      `SELECT ${navigationColumns} FROM navigations WHERE state = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+    ),
+    setState: db.prepare<[string, string, number, string, string]>('UPDATE navigations SET state = ?, flow_trigger = ?, updated_at = ? WHERE id = ? AND state = ?'),
+    insertTransition: db.prepare<[string, string | null, string, string | null, number]>(
+      'INSERT INTO flow_transitions (navigation_id, from_state, to_state, flow_trigger, at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    listTransitions: db.prepare<[string], TransitionRow>(
+      'SELECT navigation_id, from_state, to_state, flow_trigger, at FROM flow_transitions WHERE navigation_id = ? ORDER BY seq',
+    ),
+    navigationExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM navigations WHERE id = ?'),
+    insertConsent: db.prepare<[string, string, string, number, string]>(
+      'INSERT INTO consent_receipts (id, navigation_id, decision, at, record) VALUES (?, ?, ?, ?, ?)',
+    ),
+    listConsents: db.prepare<[string], { record: string }>('SELECT record FROM consent_receipts WHERE navigation_id = ? ORDER BY at, rowid'),
+    insertBusiness: db.prepare<[string, string, string, string, number, string]>(
+      `INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, at, record) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session, lineage_kind, original_request_digest) DO NOTHING`,
+    ),
+    getBusiness: db.prepare<[string, string, string], { record: string }>(
+      'SELECT record FROM business_receipts WHERE session = ? AND lineage_kind = ? AND original_request_digest = ?',
+    ),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+export class SqliteLedger implements Ledger {
+  readonly #db: Db;
+  readonly #path: string;
+  readonly #sql: Statements;
+  readonly #accept: (receipt: BusinessReceipt) => AcceptOutcome;
+  readonly #acceptMany: (receipts: readonly BusinessReceipt[]) => AcceptOutcome[];
+  readonly #update: (id: string, from: FlowState, to: FlowState, trigger: FlowTrigger, at: number) => FlowUpdate;
+  readonly #putNavigation: (record: NavigationRecord) => void;
+  readonly #putConsent: (receipt: ConsentReceipt) => void;
+  #closed = false;
+
+  private constructor(db: Db, path: string) {
+    this.#db = db;
+    this.#path = path;
+    const sql = prepare(db);
+    this.#sql = sql;
+    const acceptOne = (receipt: BusinessReceipt): AcceptOutcome => {
+      const { session, kind, originalRequestDigest } = receipt.lineage;
+      const inserted = sql.insertBusiness.run(receipt.id, session, kind, originalRequestDigest, receipt.at, JSON.stringify(receipt));
+      if (inserted.changes === 1) return { accepted: true };
+      const row = sql.getBusiness.get(session, kind, originalRequestDigest);
+      if (row === undefined) throw corrupt('a business receipt conflicted but cannot be read back');
+      return { accepted: false, existing: parseStored(parseBusinessReceipt, row.record) };
+    };
+    // IMMEDIATE takes the write lock at BEGIN, so a second connection waits instead of failing mid-way.
+    this.#accept = guarded(db.transaction(acceptOne).immediate, 'business receipt');
+    this.#acceptMany = guarded(db.transaction((receipts: readonly BusinessReceipt[]) => receipts.map(acceptOne)).immediate, 'business receipt');
+    this.#putNavigation = guarded(
+      db.transaction((record: NavigationRecord) => {
+        sql.insertNavigation.run(record.id, record.elicitationId, record.server.key, 'CREATED', record.createdAt, record.expiresAt, record.createdAt, JSON.stringify(record));
+        sql.insertTransition.run(record.id, null, 'CREATED', null, record.createdAt);
+      }).immediate,
+      'navigation record',
+    );
+    this.#putConsent = guarded(
+      db.transaction((receipt: ConsentReceipt) => {
+        if (sql.navigationExists.get(receipt.navigationId) === undefined) throw unknownNavigation(receipt.navigationId);
+        sql.insertConsent.run(receipt.id, receipt.navigationId, receipt.decision, receipt.at, JSON.stringify(receipt));
+      }).immediate,
+      'consent receipt',
+    );
+    this.#update = guarded(
+      db.transaction((id: string, from: FlowState, to: FlowState, trigger: FlowTrigger, at: number): FlowUpdate => {
+        const row = sql.getNavigation.get(id);
+        if (row === undefined) return { updated: false, reason: 'unknown-navigation', current: null };
+        const current = flowOf(row);
+        if (current.state !== from) return { updated: false, reason: 'state-conflict', current };
+        const next = transition(current, to, trigger, at);
+        sql.setState.run(to, trigger, at, id, from);
+        sql.insertTransition.run(id, from, to, trigger, at);
+        return { updated: true, flow: next };
+      }).immediate,
+      'flow',
+    );
+  }
+
+  /**
+   * Opens (creating if needed) a ledger file and brings its schema up to date. A file is required:
+   * `:memory:` cannot run in WAL mode and is refused (use `MemoryLedger` for a ledger in memory).
+   *
+   * @example const ledger = await SqliteLedger.open('/var/lib/app/ledger.sqlite')
+   */
+  static async open(path: string, options: SqliteLedgerOptions = {}): Promise<SqliteLedger> {
+    let Driver: typeof Database;
+    try {
+      Driver = (await import('better-sqlite3')).default;
+    } catch (error) {
+      throw new GuardError(GuardCode.ledgerUnavailable, `the SQLite ledger needs the optional dependency better-sqlite3 (npm install better-sqlite3): ${(error as Error).message}`);
+    }
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new GuardError(GuardCode.recordInvalid, 'busyTimeoutMs must be a non-negative integer');
+    let db: Db;
+    try {
+      db = new Driver(path, { timeout: busyTimeoutMs });
+    } catch (error) {
+      throw new GuardError(GuardCode.ledgerUnavailable, `cannot open the ledger file ${path}: ${(error as Error).message}`);
+    }
+    try {
+      configure(db);
+      migrate(db);
+      return new SqliteLedger(db, path);
+    } catch (error) {
+      db.close();
+      if (GuardError.is(error)) throw error;
+      throw new GuardError(GuardCode.ledgerUnavailable, `cannot use the ledger file ${path}: ${(error as Error).message}`);
+    }
+  }
+
+  async putNavigation(record: NavigationRecord): Promise<StoredNavigation> {
+    this.#open();
+    const checked = parseNavigationRecord(record);
+    try {
+      this.#putNavigation(checked);
+    } catch (error) {
+      if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('navigation record', checked.id);
+      throw error;
+    }
+    return Object.freeze({ record: checked, flow: Object.freeze({ id: checked.id, state: 'CREATED', trigger: null, createdAt: checked.createdAt, updatedAt: checked.createdAt }) });
+  }
+
+  async getNavigation(id: string): Promise<StoredNavigation | null> {
+    this.#open();
+    const row = this.#sql.getNavigation.get(id);
+    return row === undefined ? null : storedOf(row);
+  }
+
+  async listNavigations(query?: NavigationQuery): Promise<readonly StoredNavigation[]> {
+    this.#open();
+    const limit = checkQuery(query) ?? -1;
+    const rows = query?.state === undefined ? this.#sql.listAll.all(limit) : this.#sql.listByState.all(query.state, limit);
+    return Object.freeze(rows.map(storedOf));
+  }
+
+  async updateFlowState(id: string, from: FlowState, to: FlowState, trigger: FlowTrigger, at: number): Promise<FlowUpdate> {
+    this.#open();
+    checkMove(from, to, trigger, at);
+    return this.#update(id, from, to, trigger, at);
+  }
+
+  async listTransitions(navigationId: string): Promise<readonly FlowTransition[]> {
+    this.#open();
+    return Object.freeze(this.#sql.listTransitions.all(navigationId).map(transitionOf));
+  }
+
+  async putConsentReceipt(receipt: ConsentReceipt): Promise<void> {
+    this.#open();
+    const checked = parseConsentReceipt(receipt);
+    try {
+      this.#putConsent(checked);
+    } catch (error) {
+      if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('consent receipt', checked.id);
+      throw error;
+    }
+  }
+
+  async listConsentReceipts(navigationId: string): Promise<readonly ConsentReceipt[]> {
+    this.#open();
+    return Object.freeze(this.#sql.listConsents.all(navigationId).map((row) => parseStored(parseConsentReceipt, row.record)));
+  }
+
+  async acceptBusinessReceipt(receipt: BusinessReceipt): Promise<AcceptOutcome> {
+    this.#open();
+    const checked = parseBusinessReceipt(receipt);
+    try {
+      return this.#accept(checked);
+    } catch (error) {
+      if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('business receipt', checked.id);
+      throw error;
+    }
+  }
+
+  /**
+   * Accepts several receipts in one transaction (one fsync): each gets the outcome it would get
+   * alone, in order. All or nothing: if one fails (a duplicate receipt id), none is stored.
+   */
+  async acceptBusinessReceipts(receipts: readonly BusinessReceipt[]): Promise<readonly AcceptOutcome[]> {
+    this.#open();
+    const checked = receipts.map(parseBusinessReceipt);
+    try {
+      return Object.freeze(this.#acceptMany(checked));
+    } catch (error) {
+      if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw new GuardError(GuardCode.duplicateRecord, 'a business receipt id in the batch is already in the ledger');
+      throw error;
+    }
+  }
+
+  async getBusinessReceipt(key: LineageKey): Promise<BusinessReceipt | null> {
+    this.#open();
+    const checked = parseLineageKey(key);
+    const row = this.#sql.getBusiness.get(checked.session, checked.kind, checked.originalRequestDigest);
+    return row === undefined ? null : parseStored(parseBusinessReceipt, row.record);
+  }
+
+  /** The settings this connection runs with, as SQLite reports them (for diagnostics and tests). */
+  settings(): SqliteLedgerSettings {
+    this.#open();
+    const synchronous = this.#db.pragma('synchronous', { simple: true }) as number;
+    return Object.freeze({
+      path: this.#path,
+      journalMode: String(this.#db.pragma('journal_mode', { simple: true })),
+      synchronous: (['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const)[synchronous] ?? 'OFF',
+      foreignKeys: this.#db.pragma('foreign_keys', { simple: true }) === 1,
+      schemaVersion: schemaVersion(this.#db),
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#db.close();
+  }
+
+  #open(): void {
+    if (this.#closed) throw closedError();
+  }
+}
+
+function configure(db: Db): void {
+  const mode = db.pragma('journal_mode = WAL', { simple: true });
+  if (String(mode).toLowerCase() !== 'wal') throw new GuardError(GuardCode.ledgerUnavailable, `the ledger file cannot use WAL mode (got ${String(mode)})`);
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+}
+
+/** Wraps a transaction so SQLite's own failures (busy, I/O, corruption) surface as GuardErrors. */
+function guarded<A extends unknown[], R>(run: (...args: A) => R, what: string): (...args: A) => R {
+  return (...args: A): R => {
+    try {
+      return run(...args);
+    } catch (error) {
+      if (GuardError.is(error) || isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw error;
+      const code = (error as { code?: unknown }).code;
+      throw new GuardError(GuardCode.ledgerUnavailable, `the ledger could not write a ${what} (${typeof code === 'string' ? code : 'error'}): ${(error as Error).message}`);
+    }
+  };
+}
+
+function isConstraint(error: unknown, code: string): boolean {
+  return (error as { code?: unknown } | null)?.code === code;
+}
+
+function corrupt(message: string): GuardError {
+  return new GuardError(GuardCode.ledgerUnavailable, `the ledger file is corrupt: ${message}`);
+}
+
+function parseStored<T>(parse: (value: unknown) => T, text: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw corrupt('a stored record is not JSON');
+  }
+  try {
+    return parse(value);
+  } catch (error) {
+    throw corrupt((error as Error).message);
+  }
+}
+
+function flowOf(row: NavigationRow): Flow {
+  if (!isFlowState(row.state)) throw corrupt(`navigation ${row.id} has an unknown state`);
+  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger)) throw corrupt(`navigation ${row.id} has an unknown trigger`);
+  return Object.freeze({ id: row.id, state: row.state, trigger: row.flow_trigger, createdAt: row.created_at, updatedAt: row.updated_at });
+}
+
+function storedOf(row: NavigationRow): StoredNavigation {
+  return Object.freeze({ record: parseStored(parseNavigationRecord, row.record), flow: flowOf(row) });
+}
+
+function transitionOf(row: TransitionRow): FlowTransition {
+  const from = row.from_state;
+  if ((from !== null && !isFlowState(from)) || !isFlowState(row.to_state)) throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown state`);
+  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger)) throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown trigger`);
+  return Object.freeze({ navigationId: row.navigation_id, from, to: row.to_state, trigger: row.flow_trigger, at: row.at });
+}
