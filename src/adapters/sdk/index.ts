@@ -1,0 +1,1 @@
+export { guardTransport } from './transport.js';

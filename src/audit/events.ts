@@ -1,0 +1,73 @@
+import type { FieldClass } from '../form/types.js';
+import type { Modes } from '../negotiation/capabilities.js';
+import type { ElicitationMode } from '../protocol/wire.js';
+import type { Verdict } from '../protocol/verdict.js';
+import type { DropReason } from '../flow/completion-registry.js';
+
+/** Which server an event is about: the host's key for it and what it said in `initialize`. */
+export interface ServerIdentity {
+  readonly key: string | null;
+  readonly name: string | null;
+  readonly version: string | null;
+}
+
+interface EventBase {
+  /** Milliseconds since the epoch, from the guard's clock. */
+  readonly at: number;
+  readonly server: ServerIdentity;
+  /** The session generation: it increases on every `initialize`. */
+  readonly generation: number;
+}
+
+/**
+ * Everything the guard reports. `type` is stable; each variant carries codes, counts, field names
+ * and digests, never a secret, a form value or a URL query value.
+ */
+export type GuardEvent =
+  | (EventBase & { readonly type: 'capabilities.narrowed'; readonly declared: Modes; readonly forwarded: Modes })
+  | (EventBase & { readonly type: 'session.initialized'; readonly protocolVersion: string | null; readonly modes: Modes })
+  | (EventBase & {
+      readonly type: 'elicitation.refused';
+      readonly code: string;
+      readonly mode: ElicitationMode | null;
+      readonly requestId: string | number;
+      readonly reason: string;
+      /** Finding codes behind the refusal. */
+      readonly findings: readonly string[];
+    })
+  | (EventBase & {
+      readonly type: 'elicitation.forwarded';
+      readonly mode: ElicitationMode;
+      readonly requestId: string | number;
+      readonly verdict: Verdict;
+      readonly findings: readonly string[];
+      /** For URL mode: the host the user would open (ASCII form). */
+      readonly host: string | null;
+    })
+  | (EventBase & {
+      readonly type: 'form.sensitive';
+      readonly action: 'blocked' | 'audited';
+      readonly requestId: string | number;
+      readonly fields: readonly { readonly name: string; readonly class: FieldClass; readonly reasons: readonly string[] }[];
+    })
+  | (EventBase & {
+      readonly type: 'content.withheld';
+      readonly code: string;
+      readonly requestId: string | number;
+      /** The fields that failed, never their values. */
+      readonly fields: readonly string[];
+      readonly findings: readonly string[];
+    })
+  | (EventBase & { readonly type: 'completion.delivered'; readonly elicitation: string })
+  | (EventBase & { readonly type: 'completion.dropped'; readonly reason: DropReason | 'invalid'; readonly elicitation: string | null })
+  | (EventBase & {
+      readonly type: 'url-required.filtered';
+      readonly requestId: string | number;
+      readonly code: string | null;
+      readonly kept: number;
+      readonly removed: number;
+      readonly findings: readonly string[];
+    })
+  | (EventBase & { readonly type: 'guard.error'; readonly code: string; readonly message: string });
+
+export type GuardEventType = GuardEvent['type'];

@@ -1,0 +1,3 @@
+export type { GuardEvent, GuardEventType, ServerIdentity } from './events.js';
+export { redact } from './redact.js';
+export { createAuditLog, type AuditLog } from './log.js';
