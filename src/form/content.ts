@@ -1,0 +1,75 @@
+/**
+ * The check of an accepted form answer before it goes back to the server (spec: clients SHOULD
+ * validate responses against the schema): every field against its shape, `required`, unknown
+ * keys, and every string scanned for structural secrets (JWTs, key prefixes, private-key blocks).
+ */
+
+import { GuardCode } from '../protocol/errors.js';
+import type { Finding } from '../protocol/verdict.js';
+import { findSecret } from '../secrets/index.js';
+import { isPlainObject, quoteName, readSchema } from './schema.js';
+import { valueProblem, type FieldShape } from './shape.js';
+import type { ContentCheck } from './types.js';
+
+function invalid(message: string, field?: string): Finding {
+  return field === undefined ? { code: GuardCode.contentInvalid, severity: 'error', message } : { code: GuardCode.contentInvalid, severity: 'error', message, field };
+}
+
+function secretFindings(name: string, value: unknown): Finding[] {
+  const strings = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).filter((v): v is string => typeof v === 'string') : [];
+  for (const s of strings) {
+    const match = findSecret(s);
+    if (match !== null) {
+      return [{ code: GuardCode.secretInContent, severity: 'error', message: `field ${quoteName(name)} holds a value shaped like a secret (${match.kind}, ${match.rule}); secrets must not travel in form mode`, field: name }];
+    }
+  }
+  return [];
+}
+
+/** A requested schema may be given bare or inside `elicitation/create` params. */
+function schemaOf(input: unknown): unknown {
+  return isPlainObject(input) && Object.hasOwn(input, 'requestedSchema') ? input['requestedSchema'] : input;
+}
+
+function check(content: unknown, requestedSchema: unknown): ContentCheck {
+  if (!isPlainObject(content)) {
+    const findings = [invalid('the accepted content must be an object of field values')];
+    return { ok: false, findings };
+  }
+  const reading = readSchema(schemaOf(requestedSchema));
+  const findings: Finding[] = [];
+  if (reading.findings.some((f) => f.severity === 'error')) findings.push(invalid('the requested schema is not an allowed form schema; the answer cannot be checked against it'));
+
+  const shapes = new Map<string, FieldShape>();
+  for (const field of reading.fields) shapes.set(field.name, field.shape);
+
+  for (const name of reading.required) {
+    if (!Object.hasOwn(content, name)) findings.push(invalid(`required field ${quoteName(name)} is missing`, name));
+  }
+  for (const [name, value] of Object.entries(content)) {
+    const shape = shapes.get(name);
+    if (shape === undefined) findings.push(invalid(`field ${quoteName(name)} is not in the requested schema`, name));
+    else {
+      const problem = valueProblem(shape, value);
+      if (problem !== null) findings.push(invalid(`field ${quoteName(name)} ${problem}`, name));
+    }
+    findings.push(...secretFindings(name, value));
+  }
+  return { ok: findings.length === 0, findings };
+}
+
+/**
+ * Checks an accepted form answer against the requested schema. Findings name fields, never
+ * values. Never throws: an answer it cannot judge is not ok.
+ *
+ * @example
+ *   checkContent({ email: 'a@b.co' }, { type: 'object', properties: { email: { type: 'string', format: 'email' } } })
+ *   // → { ok: true, findings: [] }
+ */
+export function checkContent(content: unknown, requestedSchema: unknown): ContentCheck {
+  try {
+    return check(content, requestedSchema);
+  } catch {
+    return { ok: false, findings: [{ code: GuardCode.internal, severity: 'error', message: 'the answer could not be checked (internal error)' }] };
+  }
+}
