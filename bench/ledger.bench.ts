@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { isMainModule } from '../src/cli/io.js';
 import { createBusinessReceipt, type BusinessReceipt } from '../src/flow/records.js';
 import { MemoryLedger } from '../src/ledger/memory.js';
 import { SqliteLedger } from '../src/ledger/sqlite.js';
@@ -137,6 +137,6 @@ export function printLedger(results: readonly LedgerBenchResult[]): void {
   );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+if (isMainModule(import.meta.url)) {
   printLedger(await benchLedger());
 }

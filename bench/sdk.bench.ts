@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { pathToFileURL } from 'node:url';
+import { isMainModule } from '../src/cli/io.js';
 import { guardTransport } from '../src/adapters/sdk/transport.js';
 import { createGuard } from '../src/core/guard.js';
 import { comparePair, printPairs, type PairResult } from './harness.js';
@@ -38,6 +38,6 @@ export async function benchSdk(): Promise<PairResult[]> {
   return results;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+if (isMainModule(import.meta.url)) {
   printPairs('SDK round trips: unguarded (baseline) vs guardTransport (candidate), target ≤ 1.03×', await benchSdk());
 }

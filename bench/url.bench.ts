@@ -6,11 +6,11 @@
  *
  *   npx tsx bench/url.bench.ts
  */
-import { readFileSync, realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { parse } from 'tldts';
 import { defaultPolicy } from '../src/policy/policy.js';
 import { analyzeUrl } from '../src/url/index.js';
+import { isMainModule } from '../src/cli/io.js';
 import { comparePair, printPairs, type PairResult } from './harness.js';
 
 /** `baselineUs` and `candidateUs` are medians in microseconds per URL. */
@@ -98,17 +98,7 @@ export async function benchUrl(options: { rounds?: number; timeMs?: number } = {
   };
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (entry === undefined) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isMainModule(import.meta.url)) {
   const result = await benchUrl();
   printPairs(`URL engine over ${result.inputs} URLs (${result.files.join(', ')}); µs per URL, median of rounds`, [result]);
   console.log(`ratio ${result.ratio.toFixed(2)}× (target ≤ ${result.target}×): ${result.withinTarget ? 'within target' : 'OVER TARGET'}; ${Math.round(1e6 / result.candidateUs).toLocaleString('en-US')} URLs/s`);

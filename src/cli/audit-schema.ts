@@ -2,13 +2,12 @@ import { createReadStream, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { auditForm } from '../form/audit.js';
 import type { FormAudit } from '../form/types.js';
 import { defaultPolicy, loadPolicy, type Policy } from '../policy/policy.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import type { Finding } from '../protocol/verdict.js';
-import { Exit, UsageError, writeLine, type CliIo, type Command } from './io.js';
+import { Exit, UsageError, writeLine, type CliIo, type Command, parseCommandArgs } from './io.js';
 
 const HELP = `usage:
   mcp-elicitation-guard audit-schema [FILE|-] [--policy FILE]
@@ -35,17 +34,7 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: { policy: { type: 'string' }, jsonl: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseCommandArgs(argv, { policy: { type: 'string' }, jsonl: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
   if (parsed.positionals.length > 1) throw new UsageError('audit-schema takes at most one FILE');
   return { file: parsed.positionals[0], jsonl: parsed.values.jsonl === true, policyFile: parsed.values.policy, help: parsed.values.help === true };
 }

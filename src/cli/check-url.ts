@@ -1,12 +1,11 @@
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import type { Policy } from '../policy/policy.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import type { Finding, Verdict } from '../protocol/verdict.js';
 import { renderUrl } from '../render/index.js';
 import type { UrlDisplay } from '../url/types.js';
 import { BufferedWriter } from './buffered-writer.js';
-import { Exit, UsageError, writeLine, type CliIo } from './io.js';
+import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
 import { judgeUrl } from './judge.js';
 import { loadRunPolicy } from './run-policy.js';
 
@@ -35,17 +34,7 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: { policy: { type: 'string' }, json: { type: 'boolean' }, jsonl: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseCommandArgs(argv, { policy: { type: 'string' }, json: { type: 'boolean' }, jsonl: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
   const { values, positionals } = parsed;
   const options: Options = { policyFile: values.policy, json: values.json === true, jsonl: values.jsonl === true, urls: positionals, help: values.help === true };
   if (options.help) return options;

@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parsePolicy, type Policy } from '../policy/policy.js';
 import { GuardError } from '../protocol/errors.js';
 import type { Verdict } from '../protocol/verdict.js';
 import { escapeText } from '../render/index.js';
 import { BufferedWriter } from './buffered-writer.js';
-import { Exit, UsageError, writeLine, type CliIo } from './io.js';
+import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
 import { judgeUrl } from './judge.js';
 import { loadRunPolicy, type RunPolicy } from './run-policy.js';
 
@@ -89,23 +88,13 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: false,
-      strict: true,
-      options: {
-        urls: { type: 'string', multiple: true },
-        legit: { type: 'string', multiple: true },
-        policy: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseCommandArgs(argv, {
+    urls: { type: 'string', multiple: true },
+    legit: { type: 'string', multiple: true },
+    policy: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, false);
   const { values } = parsed;
   const options: Options = { urls: values.urls ?? [], legit: values.legit ?? [], policyFile: values.policy, json: values.json === true, help: values.help === true };
   if (!options.help && options.urls.length === 0 && options.legit.length === 0) throw new UsageError('give at least one --urls FILE.jsonl or --legit FILE.txt');

@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { cancelSteps, recoverySteps, type FlowStep } from '../flow/manual.js';
 import { FLOW_STATES, isFlowState, type FlowState } from '../flow/states.js';
 import { SqliteLedger } from '../ledger/sqlite.js';
 import type { Ledger, StoredNavigation } from '../ledger/types.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
-import { Exit, UsageError, writeLine, type CliIo } from './io.js';
+import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
 
 const HELP = `usage:
   mcp-elicitation-guard ledger list [--state STATE] [--limit N]   list URL-mode flows, newest first
@@ -89,7 +88,7 @@ export async function ledgerCommand(argv: readonly string[], io: CliIo): Promise
 }
 
 function parse(argv: readonly string[], io: CliIo): Parsed {
-  const { positionals, values } = parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
+  const { positionals, values } = parseCommandArgs(argv, OPTIONS);
   const [sub, ...rest] = positionals;
   if (sub !== 'list' && sub !== 'show' && sub !== 'recover' && sub !== 'cancel') {
     throw new UsageError(`unknown ledger subcommand "${sub ?? ''}" (list, show, recover, cancel)`);

@@ -1,11 +1,18 @@
 #!/usr/bin/env node
-import { readFileSync, realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Exit, UsageError, writeLine, type CliIo, type Command } from './io.js';
+import { readFileSync } from 'node:fs';
+import { auditSchemaCommand } from './audit-schema.js';
+import { checkUrlCommand } from './check-url.js';
+import { evalCommand } from './eval.js';
+import { Exit, UsageError, isMainModule, writeLine, type CliIo, type Command } from './io.js';
+import { ledgerCommand } from './ledger.js';
 import { policyCommand } from './policy.js';
 
 const commands: Record<string, { run: Command; summary: string }> = {
+  'audit-schema': { run: auditSchemaCommand, summary: 'audit-schema [FILE|-] [--policy FILE] [--jsonl]' },
+  'check-url': { run: checkUrlCommand, summary: 'check-url [--policy FILE] [--json] URL... | check-url --jsonl < urls.jsonl' },
+  eval: { run: evalCommand, summary: 'eval --urls FILE.jsonl [--legit FILE.txt] [--policy FILE] [--json]' },
   policy: { run: policyCommand, summary: 'policy validate FILE | policy init [FILE] | policy schema [--out FILE]' },
+  ledger: { run: ledgerCommand, summary: 'ledger list | show ID | recover ID | cancel ID [--ledger FILE] [--json]' },
 };
 
 function version(): string {
@@ -49,17 +56,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (entry === undefined) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isMainModule(import.meta.url)) {
   const io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, isTTY: process.stdout.isTTY === true, cwd: process.cwd() };
   main(process.argv.slice(2), io).then(
     (code) => {

@@ -1,11 +1,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { examplePolicy } from '../policy/example.js';
 import { policyJsonSchema } from '../policy/json-schema.js';
 import { loadPolicy } from '../policy/policy.js';
 import { GuardError } from '../protocol/errors.js';
-import { Exit, UsageError, writeLine, type CliIo } from './io.js';
+import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.js';
 
 const HELP = `usage:
   mcp-elicitation-guard policy validate FILE      check a policy file; prints the effective policy
@@ -34,7 +33,7 @@ export async function policyCommand(argv: readonly string[], io: CliIo): Promise
 }
 
 function validate(argv: readonly string[], io: CliIo): number {
-  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: {} });
+  const { positionals } = parseCommandArgs(argv, {});
   if (positionals.length !== 1) throw new UsageError('policy validate takes exactly one FILE');
   const file = resolve(io.cwd, positionals[0]!);
   try {
@@ -49,7 +48,7 @@ function validate(argv: readonly string[], io: CliIo): number {
 }
 
 function init(argv: readonly string[], io: CliIo): number {
-  const { positionals, values } = parseArgs({ args: [...argv], allowPositionals: true, options: { force: { type: 'boolean' } } });
+  const { positionals, values } = parseCommandArgs(argv, { force: { type: 'boolean' } });
   if (positionals.length > 1) throw new UsageError('policy init takes at most one FILE');
   const file = resolve(io.cwd, positionals[0] ?? 'mcp-elicitation-guard.policy.json');
   if (existsSync(file) && values.force !== true) throw new UsageError(`${file} exists; pass --force to overwrite it`);
@@ -59,7 +58,7 @@ function init(argv: readonly string[], io: CliIo): number {
 }
 
 function schema(argv: readonly string[], io: CliIo): number {
-  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { out: { type: 'string' } } });
+  const { values, positionals } = parseCommandArgs(argv, { out: { type: 'string' } });
   if (positionals.length > 0) throw new UsageError('policy schema takes no positional arguments');
   const text = JSON.stringify(policyJsonSchema, null, 2) + '\n';
   if (values.out !== undefined) {

@@ -27,6 +27,8 @@ const PREFIX_RULES: readonly PrefixRule[] = [
   { rule: 'github-token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}/ },
   { rule: 'github-fine-grained-token', pattern: /\bgithub_pat_[A-Za-z0-9_]{30,}/ },
   { rule: 'gitlab-token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/ },
+  { rule: 'gitlab-trigger-token', pattern: /\bglptt-[A-Za-z0-9_-]{20,}/ },
+  { rule: 'telegram-bot-token', pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{30,}/ },
   { rule: 'slack-token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
   { rule: 'slack-app-token', pattern: /\bxapp-\d-[A-Za-z0-9-]{10,}/ },
   { rule: 'aws-access-key-id', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/ },

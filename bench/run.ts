@@ -1,0 +1,13 @@
+/**
+ * `npm run bench`: every benchmark, each reported against a baseline measured in the same run.
+ * No figure here is asserted anywhere; the README and the issue notes quote what this prints.
+ */
+import { benchLedger, printLedger } from './ledger.bench.js';
+import { printPairs } from './harness.js';
+import { benchSdk } from './sdk.bench.js';
+import { benchUrl } from './url.bench.js';
+
+printPairs('SDK round trips: unguarded (baseline) vs guardTransport (candidate), target ≤ 1.03×', await benchSdk());
+const url = await benchUrl();
+printPairs(`URL analysis over ${url.inputs} shared-corpus URLs: new URL() + tldts.parse() (baseline) vs analyzeUrl (candidate), target ≤ ${url.target}×`, [url]);
+printLedger(await benchLedger());

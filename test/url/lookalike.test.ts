@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { defaultPolicy, parsePolicy } from '../../src/policy/index.js';
+import { analyzeUrl, UrlFinding } from '../../src/url/index.js';
+import { hostParts } from '../../src/url/host.js';
+import { findLookalike } from '../../src/url/lookalike.js';
+
+const policy = defaultPolicy.base;
+const judge = (url: string, p = policy) => analyzeUrl(url, p);
+const codes = (url: string, p = policy) => judge(url, p).findings.map((f) => f.code);
+const lookalike = (host: string, extra: readonly string[] = []) => findLookalike(hostParts(new URL(`https://${host}/`).hostname), extra);
+
+describe('homographs (UTS #39 skeleton of a protected domain)', () => {
+  it.each([
+    ['https://pаypal.com/', 'paypal.com'], // Cyrillic a
+    ['https://xn--pypal-4ve.com/', 'paypal.com'], // the same, as an A-label
+    ['https://аррӏе.com/', 'apple.com'], // all Cyrillic, palochka read as l
+    ['https://gοοgle.com/', 'google.com'], // Greek omicrons
+    ['https://οκτα.com/', 'okta.com'], // all Greek, tau through its small-capital prototype
+    ['https://окх.com/', 'okx.com'],
+    ['https://pàypal.com/', 'paypal.com'], // diacritic removed
+    ['https://ǥithub.com/', 'github.com'], // stroke letter
+    ['https://pаypal.net/', 'paypal.com'], // the brand in another script under another suffix
+  ])('%s imitates %s', (url, target) => {
+    const a = judge(url);
+    expect(a.verdict).toBe('block');
+    const finding = a.findings.find((f) => f.code === UrlFinding.lookalikeHomoglyph || f.code === UrlFinding.lookalikeTyposquat);
+    expect(finding?.message).toContain(target);
+    expect(a.display.punycodeShown).toBe(true);
+    expect(a.display.host).toMatch(/^[\x00-\x7f]+$/);
+  });
+
+  it('leaves the protected domain itself and its subdomains alone', () => {
+    expect(judge('https://paypal.com/').verdict).toBe('allow');
+    expect(judge('https://www.paypal.com/signin').verdict).toBe('allow');
+    expect(judge('https://φ.google.com/').verdict).toBe('allow');
+  });
+});
+
+describe('ASCII typosquats', () => {
+  it.each([
+    'https://paypa1.com/', // digit for letter
+    'https://g00gle.com/',
+    'https://rnicrosoft.com/', // rn for m
+    'https://githbu.com/', // swap
+    'https://gooogle.com/', // doubled letter
+    'https://paypall.com/',
+    'https://micorsoft.com/',
+    'https://lcloud.com/', // l for i at the start
+    'https://oktta.com/', // a four-letter curated brand
+    'https://autho.com/', // the brand's own digit read as a letter (auth0)
+    'https://salesforse.com/', // spelled by sound
+    'https://dropboks.com/',
+    'https://whatsap.com/',
+    'https://www-paypal.com/', // glued www
+    'https://wwwpaypal.com/',
+  ])('%s blocks', (url) => {
+    expect(codes(url)).toContain(UrlFinding.lookalikeTyposquat);
+    expect(judge(url).verdict).toBe('block');
+  });
+
+  it.each([
+    'https://google.de/', // only the suffix differs
+    'https://paypal1.com/', // numeric suffix
+    'https://bing.com/', // a protected site is not a look-alike of another (king, ping)
+    'https://tiktokv.com/', // another name, not a typo
+    'https://pineapple.com/',
+    'https://qmail.com/',
+    'https://googl.com/',
+  ])('%s does not block', (url) => {
+    expect(judge(url).verdict).not.toBe('block');
+  });
+});
+
+describe('combo-squatting', () => {
+  it.each([
+    'https://paypal-login-secure.com/',
+    'https://secure-paypal-verify.net/',
+    'https://paypallogin.com/',
+    'https://apple-login.com/', // a word brand as a whole token
+    'https://secure-appleid-signin.com/', // a product name of a curated brand
+    'https://aws-console-signin.net/',
+    'https://okta-sso-login.com/',
+    'https://amazon-order-refund.com/',
+    'https://paypal.account-verify.com/', // the brand as a subdomain, a keyword in the site's name
+    'https://paypal-login.blogspot.com/', // a user site on a private suffix is a site of its own
+  ])('%s blocks', (url) => {
+    expect(codes(url)).toContain(UrlFinding.lookalikeCombo);
+  });
+
+  it.each([
+    'https://pineapple-recipes.com/',
+    'https://pineapple-login.com/', // apple only as a whole token
+    'https://live-support.com/', // generic words are not brands
+    'https://box-office-login.com/',
+    'https://paypal-community.com/', // no phishing keyword
+    'https://coinbase.com/',
+  ])('%s does not block', (url) => {
+    expect(judge(url).verdict).not.toBe('block');
+  });
+});
+
+describe('target embedding', () => {
+  it.each([
+    'https://paypal.com.evil.net/',
+    'https://login.paypal.com-secure.io/',
+    'https://apple.com.id-recovery.co/', // a word brand, but spelled as a host name
+    'https://www.amazon.com.order-refund.shop/',
+    'https://paypalcom.net/', // glued with its suffix
+    'https://google.com\u3002evil.com/', // ideographic full stop
+  ])('%s blocks', (url) => {
+    expect(judge(url).verdict).toBe('block');
+    expect(codes(url)).toContain(UrlFinding.lookalikeEmbedded);
+  });
+
+  it('only warns for the hyphenated form, which CDNs and AMP caches use for an origin', () => {
+    const a = judge('https://paypal-com.evil.net/');
+    expect(a.verdict).toBe('warn');
+    expect(a.findings[0]).toMatchObject({ code: UrlFinding.lookalikeEmbedded, severity: 'warning' });
+  });
+
+  it('only warns on the edge host names of CDNs', () => {
+    expect(lookalike('www.microsoft.com.edgekey.net')).toMatchObject({ code: UrlFinding.lookalikeEmbedded, severity: 'warning', target: 'microsoft.com' });
+  });
+
+  it('does not treat the real suffix after the brand as embedding', () => {
+    expect(judge('https://google.com.au/').verdict).toBe('allow');
+    expect(judge('https://news.google.com.vn/').verdict).toBe('allow');
+  });
+});
+
+describe('brand names inside another site', () => {
+  it('warns for a distinctive brand used as a subdomain label', () => {
+    const a = judge('https://paypal.example.net/');
+    expect(a.verdict).toBe('warn');
+    expect(a.findings.map((f) => f.code)).toEqual([UrlFinding.brandInSubdomain]);
+  });
+
+  it('says nothing for a brand in the path or a different word', () => {
+    expect(judge('https://en.wikipedia.org/wiki/PayPal').verdict).toBe('allow');
+    expect(judge('https://www.applebees.com/').verdict).toBe('allow');
+    expect(judge('https://alice.github.io/').verdict).toBe('allow');
+  });
+});
+
+describe('policy protected domains', () => {
+  const withAcme = parsePolicy({ url: { protectedDomains: ['acmecorp.com'] } }).base;
+
+  it('blocks look-alikes of a policy domain', () => {
+    expect(judge('https://acmec0rp.com/', withAcme).verdict).toBe('block');
+    expect(judge('https://acmecorp.com.login-check.io/', withAcme).verdict).toBe('block');
+    expect(judge('https://acmecorp-login.com/', withAcme).verdict).toBe('block');
+  });
+
+  it('leaves the policy domain itself alone, and the default policy does not know it', () => {
+    expect(judge('https://sso.acmecorp.com/', withAcme).verdict).toBe('allow');
+    expect(judge('https://acmec0rp.com/').verdict).toBe('allow');
+  });
+});

@@ -1,0 +1,102 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { editDistanceAtMostOne, HASHES, hasOneSwap, isLikelyEditDistanceFalsePositive, isPlausibleTypo, neighbourhoodHashes, phoneticKey } from '../../src/url/typo.js';
+
+function hashSet(text: string): Set<number> {
+  const n = neighbourhoodHashes(text);
+  return new Set(Array.from(HASHES.subarray(0, n)));
+}
+
+function levenshtein(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+  }
+  return d[a.length]![b.length]!;
+}
+
+const label = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-'.split('')), minLength: 1, maxLength: 16 });
+
+describe('editDistanceAtMostOne', () => {
+  it('agrees with a full Levenshtein distance', () => {
+    fc.assert(fc.property(label, label, (a, b) => editDistanceAtMostOne(a, b) === levenshtein(a, b) <= 1), { numRuns: 500 });
+  });
+});
+
+describe('hasOneSwap', () => {
+  it('recognises one adjacent transposition only', () => {
+    expect(hasOneSwap('githbu', 'github')).toBe(true);
+    expect(hasOneSwap('micorsoft', 'microsoft')).toBe(true);
+    expect(hasOneSwap('github', 'github')).toBe(false);
+    expect(hasOneSwap('gtihbu', 'github')).toBe(false); // two swaps
+  });
+});
+
+describe('neighbourhoodHashes', () => {
+  it('gives every pair within one edit or one swap a shared hash', () => {
+    fc.assert(
+      fc.property(label, fc.nat(), fc.constantFrom('sub', 'ins', 'del', 'swap'), fc.constantFrom(...'abcxyz9'.split('')), (a, at, op, ch) => {
+        const i = at % a.length;
+        let b: string;
+        if (op === 'sub') b = a.slice(0, i) + ch + a.slice(i + 1);
+        else if (op === 'ins') b = a.slice(0, i) + ch + a.slice(i);
+        else if (op === 'del') b = a.slice(0, i) + a.slice(i + 1);
+        else b = i + 1 < a.length ? a.slice(0, i) + a[i + 1] + a[i] + a.slice(i + 2) : a;
+        if (b === '') return true;
+        const left = hashSet(a);
+        return [...hashSet(b)].some((h) => left.has(h));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("Chromium's edit-distance exclusions", () => {
+  it.each([
+    ['google', 'google'], // only the suffix differs
+    ['site45', 'site35'], // numeric suffix
+    ['tank', 'hank'], // first character
+    ['oodle', 'poodle'],
+    ['pay-pal', 'paypal'], // a hyphen
+  ])('%s vs %s is a likely false positive', (a, b) => {
+    expect(isLikelyEditDistanceFalsePositive(a, b)).toBe(true);
+  });
+
+  it('keeps a first-character swap of look-alike letters (lcloud / icloud)', () => {
+    expect(isLikelyEditDistanceFalsePositive('lcloud', 'icloud')).toBe(false);
+  });
+});
+
+describe('isPlausibleTypo', () => {
+  it.each([
+    ['paypak', 'paypal'], // neighbouring key
+    ['gooogle', 'google'], // doubled letter
+    ['paypall', 'paypal'], // doubled last letter
+    ['gogle', 'google'], // dropped letter
+    ['whatsap', 'whatsapp'], // dropped doubled last letter
+    ['githubusercontents', 'githubusercontent'], // plural s
+    ['paypai', 'paypal'], // look-alike letter
+  ])('%s is a typo of %s', (a, b) => {
+    expect(isPlausibleTypo(a, b)).toBe(true);
+  });
+
+  it.each([
+    ['tiktokv', 'tiktok'], // another letter appended: another name
+    ['slackb', 'slack'],
+    ['googl', 'google'], // the last letter dropped
+    ['deqik', 'detik'], // far-apart keys
+    ['chanel', 'cpanel'],
+  ])('%s is another word, not a typo of %s', (a, b) => {
+    expect(isPlausibleTypo(a, b)).toBe(false);
+  });
+});
+
+describe('phoneticKey', () => {
+  it('spells alike what sounds alike', () => {
+    expect(phoneticKey('salesforse')).toBe(phoneticKey('salesforce'));
+    expect(phoneticKey('dropboks')).toBe(phoneticKey('dropbox'));
+    expect(phoneticKey('amason')).toBe(phoneticKey('amazon'));
+    expect(phoneticKey('icloud')).toBe('icloud');
+  });
+});
