@@ -158,6 +158,54 @@ describe('form mode', () => {
   });
 });
 
+describe('URL mode', () => {
+  it('answers a blocked URL with E_URL_BLOCKED and its finding codes, echoing no query value', () => {
+    const events: GuardEvent[] = [];
+    const guard = createGuard({ onEvent: (e) => events.push(e) });
+    handshake(guard, { url: {} });
+    const value = 'Zk8vQ2pL9xW4rT7yB1nM6cF3hJ5s';
+    const data = errorData(guard.inbound(urlRequest(30, `https://example.com/cb?access_token=${value}`, 'e30')));
+    expect(data.code).toBe('E_URL_BLOCKED');
+    expect(Array.isArray(data.findings) && data.findings.length > 0).toBe(true);
+    expect(JSON.stringify(data)).not.toContain(value);
+    expect(JSON.stringify(events)).not.toContain(value);
+    expect(events.find((e) => e.type === 'elicitation.refused')).toMatchObject({ code: 'E_URL_BLOCKED', mode: 'url' });
+  });
+
+  it('refuses a homograph of a protected domain and forwards a legitimate OAuth URL with its analysis', () => {
+    const guard = createGuard();
+    handshake(guard, { url: {} });
+    expect(errorData(guard.inbound(urlRequest(31, 'https://аррӏе.com/signin', 'e31'))).code).toBe('E_URL_BLOCKED');
+    const decision = guard.inbound(urlRequest(32, OAUTH_URL, 'e32'));
+    if (decision.action !== 'forward') throw new Error('expected forward');
+    const meta = (decision.message as unknown as { params: { _meta: Record<string, { verdict: string; display: { registrableDomain: string } }> } }).params._meta;
+    expect(meta['mcp-elicitation-guard/url-analysis']).toMatchObject({ verdict: 'allow', display: { registrableDomain: 'google.com' } });
+  });
+
+  it('declines new URL elicitations with a clear reason while issuing is stopped', () => {
+    const guard = createGuard({ policy: { issuing: 'stopped' } });
+    handshake(guard, { url: {} });
+    const decision = guard.inbound(urlRequest(33, OAUTH_URL, 'e33'));
+    expect(decision).toMatchObject({ action: 'reply', message: { id: 33, result: { action: 'decline', _meta: { 'mcp-elicitation-guard/url-analysis': { code: 'E_ISSUING_STOPPED' } } } } });
+  });
+
+  it('removes blocked entries from a -32042 list and refuses it whole when none is left', () => {
+    const guard = createGuard();
+    handshake(guard, { url: {} });
+    guard.outbound({ jsonrpc: '2.0', id: 34, method: 'tools/call', params: { name: 'pay', arguments: {} } });
+    const entries = [
+      { mode: 'url', elicitationId: 'bad', url: 'http://192.168.0.1/pay', message: 'Pay' },
+      { mode: 'url', elicitationId: 'good', url: OAUTH_URL, message: 'Sign in' },
+    ];
+    const decision = guard.inbound({ jsonrpc: '2.0', id: 34, error: { code: -32042, message: 'required', data: { elicitations: entries } } });
+    expect(decision).toMatchObject({ action: 'forward', message: { error: { code: -32042, data: { elicitations: [{ elicitationId: 'good' }] } } } });
+    expect(decision.events[0]).toMatchObject({ type: 'url-required.filtered', kept: 1, removed: 1 });
+    guard.outbound({ jsonrpc: '2.0', id: 35, method: 'tools/call', params: { name: 'pay', arguments: {} } });
+    const none = guard.inbound({ jsonrpc: '2.0', id: 35, error: { code: -32042, message: 'required', data: { elicitations: [entries[0]] } } });
+    expect(none).toMatchObject({ action: 'forward', message: { error: { code: -32603, data: { code: 'E_URL_BLOCKED' } } } });
+  });
+});
+
 describe('completion hygiene', () => {
   function urlSession() {
     let now = 1_000_000;
