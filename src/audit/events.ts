@@ -59,7 +59,7 @@ export type GuardEvent =
       readonly findings: readonly string[];
     })
   | (EventBase & { readonly type: 'completion.delivered'; readonly elicitation: string })
-  | (EventBase & { readonly type: 'completion.dropped'; readonly reason: DropReason | 'invalid'; readonly elicitation: string | null })
+  | (EventBase & { readonly type: 'completion.dropped'; readonly reason: DropReason | 'invalid' | 'before-consent'; readonly elicitation: string | null })
   | (EventBase & {
       readonly type: 'url-required.filtered';
       readonly requestId: string | number;
@@ -68,6 +68,16 @@ export type GuardEvent =
       readonly removed: number;
       readonly findings: readonly string[];
     })
+  | (EventBase & { readonly type: 'flow.transition'; readonly navigation: string; readonly from: string; readonly to: string; readonly trigger: string })
+  | (EventBase & { readonly type: 'receipt.consent'; readonly receipt: string; readonly navigation: string; readonly decision: string; readonly shownDigest: string })
+  | (EventBase & { readonly type: 'receipt.business'; readonly receipt: string; readonly lineage: string; readonly requestId: string | number; readonly retryGeneration: number; readonly responseDigest: string })
+  | (EventBase & {
+      readonly type: 'retry.refused';
+      readonly code: string;
+      readonly requestId: string | number;
+      readonly reason: string;
+    })
+  | (EventBase & { readonly type: 'response.withheld'; readonly code: string; readonly requestId: string | number; readonly reason: string })
   | (EventBase & { readonly type: 'guard.error'; readonly code: string; readonly message: string });
 
 export type GuardEventType = GuardEvent['type'];

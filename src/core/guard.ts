@@ -3,7 +3,10 @@ import type { GuardEvent, ServerIdentity } from '../audit/events.js';
 import { auditForm, checkContent } from '../form/index.js';
 import { allowedModes, declaredModes, hasMode, modesEqual, narrowCapabilities, type Modes } from '../negotiation/capabilities.js';
 import { toPolicyDocument, type Policy, type PolicyDocument } from '../policy/policy.js';
-import { shortDigest } from '../protocol/digest.js';
+import type { ConsentDecision, ShownToUser } from '../flow/records.js';
+import type { Ledger } from '../ledger/types.js';
+import { acceptOriginalOperation, createLineage, ruleOnRetry, type Lineage } from '../lineage/lineage.js';
+import { requestDigest, shortDigest } from '../protocol/digest.js';
 import { GuardCode } from '../protocol/errors.js';
 import {
   errorResponse,
@@ -18,7 +21,9 @@ import {
 } from '../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
 import { analyzeUrl } from '../url/index.js';
-import { drop, forward, reply, type Decision } from './decision.js';
+import type { UrlAnalysis } from '../url/types.js';
+import { defer, drop, forward, reply, type Decision } from './decision.js';
+import { FlowBook, type FlowNote, type FlowView, type OpenTicket, type Opener } from './flows.js';
 import { emptyMetrics, type GuardMetrics } from './metrics.js';
 import { Session } from './session.js';
 
@@ -33,6 +38,10 @@ export interface GuardOptions {
   readonly random?: (bytes: number) => Uint8Array;
   /** Called with every event, synchronously, after the decision is made. Must not throw (errors are swallowed). */
   readonly onEvent?: (event: GuardEvent) => void;
+  /** Where navigation records, flow moves and receipts are written. Default: memory only. */
+  readonly ledger?: Ledger;
+  /** The verified user subject (e.g. the `sub` of the host's identity), recorded in every navigation. */
+  readonly subject?: string;
 }
 
 /** A read-only view of the negotiated session. */
@@ -54,6 +63,24 @@ export interface Guard {
   readonly policy: Policy;
   session(): GuardSessionView;
   metrics(): Readonly<GuardMetrics>;
+  /** URL-mode flows that are not finished (expired ones included: they wait for manual recovery). */
+  pendingFlows(): FlowView[];
+  flow(elicitationId: string): FlowView | null;
+  /**
+   * Records the user's decision on a URL elicitation before anything is opened; resolves when the
+   * consent receipt is durable. For `accept` it returns the ticket `openUrl` requires.
+   */
+  recordConsent(elicitationId: string, decision: ConsentDecision, shown?: ShownToUser): Promise<OpenTicket | null>;
+  /** Opens the URL of an accepted flow through `opener`, once. The only way the guard opens anything. */
+  openUrl(ticket: OpenTicket, opener: Opener): Promise<void>;
+  /** The user says the out-of-band step is done. */
+  confirmFlow(elicitationId: string): FlowView;
+  /** The user takes up a stalled (pending or expired) flow by hand. */
+  retryFlow(elicitationId: string): FlowView;
+  /** The user gives up on a flow; its original operation will not be retried. */
+  cancelFlow(elicitationId: string): FlowView;
+  /** Resolves when every ledger write queued so far is done. */
+  flush(): Promise<void>;
 }
 
 type Direction = 'inbound' | 'outbound';
@@ -71,6 +98,12 @@ class GuardCore implements Guard {
   readonly #onEvent: ((event: GuardEvent) => void) | undefined;
   readonly #session: Session;
   readonly #metrics = emptyMetrics();
+  readonly #flows: FlowBook;
+  readonly #subject: string | null;
+  readonly #sessionId: string;
+  readonly #hasLedger: boolean;
+  /** Events produced while judging one message; flushed into its decision. */
+  #noteBuffer: GuardEvent[] | null = null;
 
   constructor(options: GuardOptions) {
     this.policy = toPolicyDocument(options.policy).forServer(options.server);
@@ -78,7 +111,71 @@ class GuardCore implements Guard {
     this.#clock = options.clock ?? Date.now;
     this.#random = options.random ?? ((n) => randomBytes(n));
     this.#onEvent = options.onEvent;
+    this.#subject = options.subject ?? null;
     this.#session = new Session(this.policy, this.#clock);
+    this.#sessionId = Buffer.from(this.#random(12)).toString('base64url');
+    this.#hasLedger = options.ledger !== undefined;
+    this.#flows = new FlowBook({
+      policy: this.policy,
+      deps: { clock: this.#clock, random: this.#random },
+      ledger: options.ledger ?? null,
+      onWriteError: (error) => this.#emit(this.#event({ type: 'guard.error', code: GuardCode.ledgerUnavailable, message: `ledger write failed: ${(error as Error)?.message ?? String(error)}` })),
+      onNote: (note) => this.#emit(this.#noteEvent(note)),
+    });
+    if (this.policy.issuing === 'stopped') this.#flows.revokeAll();
+  }
+
+  pendingFlows(): FlowView[] {
+    return this.#flows.pending();
+  }
+
+  flow(elicitationId: string): FlowView | null {
+    return this.#flows.view(elicitationId);
+  }
+
+  recordConsent(elicitationId: string, decision: ConsentDecision, shown?: ShownToUser): Promise<OpenTicket | null> {
+    return this.#flows.recordConsent(elicitationId, decision, shown);
+  }
+
+  openUrl(ticket: OpenTicket, opener: Opener): Promise<void> {
+    return this.#flows.open(ticket, opener);
+  }
+
+  confirmFlow(elicitationId: string): FlowView {
+    return this.#flows.confirm(elicitationId);
+  }
+
+  retryFlow(elicitationId: string): FlowView {
+    return this.#flows.retry(elicitationId);
+  }
+
+  cancelFlow(elicitationId: string): FlowView {
+    return this.#flows.cancel(elicitationId);
+  }
+
+  flush(): Promise<void> {
+    return this.#flows.flush();
+  }
+
+  /** Delivers an event: into the decision being made, or straight to `onEvent` outside a judgement. */
+  #emit(event: GuardEvent): void {
+    if (this.#noteBuffer !== null) {
+      this.#noteBuffer.push(event);
+      return;
+    }
+    if (this.#onEvent === undefined) return;
+    try {
+      this.#onEvent(event);
+    } catch {
+      // A failing observer must never change what the guard does.
+    }
+  }
+
+  #noteEvent(note: FlowNote): GuardEvent {
+    if ('navigationId' in note) return this.#event({ type: 'flow.transition', navigation: note.navigationId, from: note.from, to: note.to, trigger: note.trigger });
+    const receipt = note.receipt;
+    if (receipt.schema === 'consentReceipt.v1') return this.#event({ type: 'receipt.consent', receipt: receipt.id, navigation: receipt.navigationId, decision: receipt.decision, shownDigest: receipt.shownDigest });
+    return this.#event({ type: 'receipt.business', receipt: receipt.id, lineage: receipt.lineage.kind, requestId: receipt.requestId, retryGeneration: receipt.retryGeneration, responseDigest: receipt.responseDigest });
   }
 
   session(): GuardSessionView {
@@ -102,11 +199,16 @@ class GuardCore implements Guard {
   // elicitation answers it with an error; any other message passes untouched.
   #judge(direction: Direction, message: unknown): Decision {
     let decision: Decision;
+    const notes: GuardEvent[] = [];
+    this.#noteBuffer = notes;
     try {
       decision = direction === 'inbound' ? this.#inbound(message) : this.#outbound(message);
     } catch (error) {
       decision = this.#onInternalError(direction, message, error);
+    } finally {
+      this.#noteBuffer = null;
     }
+    if (notes.length > 0) decision = { ...decision, events: [...notes, ...decision.events] };
     if (decision.events.length > 0 && this.#onEvent !== undefined) {
       for (const event of decision.events) {
         try {
@@ -222,6 +324,9 @@ class GuardCore implements Guard {
       const event = this.#event({ type: 'elicitation.refused', code: GuardCode.issuingStopped, mode: 'url', requestId: request.id, reason: 'URL elicitations are stopped by policy (issuing: "stopped").', findings: [] });
       return reply({ jsonrpc: '2.0', id: request.id, result: { action: 'decline', _meta: { [GuardMetaKey.urlAnalysis]: { code: GuardCode.issuingStopped, reason: 'URL elicitations are stopped by the client policy.' } } } }, [event]);
     }
+    if (this.policy.subject.required && this.#subject === null) {
+      return this.#refuse(request, 'url', GuardCode.subjectRequired, 'URL mode needs a verified user subject and the client has none (policy subject.required).');
+    }
     const analysis = analyzeUrl(params.url, this.policy);
     const codes = analysis.findings.map((f) => f.code);
     if (analysis.verdict === 'block') {
@@ -229,11 +334,34 @@ class GuardCore implements Guard {
       return this.#refuse(request, 'url', GuardCode.urlBlocked, `the elicitation URL was blocked: ${reasons}`, codes, [], { findings: codes });
     }
     const session = this.#session;
+    this.#present(params.elicitationId, params.url, params.message as string, analysis, this.#nestedLineage());
     session.completions.register(params.elicitationId, session.generation, 'elicitation/create');
     session.serverElicitations.set(request.id, { mode: 'url', requestedSchema: null, elicitationId: params.elicitationId });
     this.#metrics.elicitationsForwarded += 1;
     const event = this.#event({ type: 'elicitation.forwarded', mode: 'url', requestId: request.id, verdict: analysis.verdict, findings: codes, host: analysis.display.hostAscii });
     return forward(withMeta(request, GuardMetaKey.urlAnalysis, analysis), [event]);
+  }
+
+  /** Records a URL elicitation that is about to reach the user (a navigation record in review). */
+  #present(elicitationId: string, url: string, message: string, analysis: UrlAnalysis, lineage: Lineage | null): void {
+    const session = this.#session;
+    this.#flows.present({ elicitationId, url, message, analysis, server: this.#server(), subject: this.#subject, generation: session.generation, lineage });
+  }
+
+  /**
+   * The nested lineage a URL elicitation belongs to: the one host request in flight. With none there
+   * is no original; with several the attribution is ambiguous and nothing is bound (see lineage.ts).
+   */
+  #nestedLineage(): Lineage | null {
+    const session = this.#session;
+    if (session.hostRequests.size !== 1) return null;
+    const original = session.hostRequests.first();
+    if (original === undefined) return null;
+    const known = session.nestedByOriginal.get(original.id);
+    if (known !== undefined) return known;
+    const lineage = createLineage('nested', { sessionId: this.#sessionId, generation: session.generation }, original.id, requestDigest(original.method, original.params), this.#clock() + this.policy.completion.ttlSeconds * 1000);
+    session.nestedByOriginal.set(original.id, lineage);
+    return lineage;
   }
 
   #refuse(
@@ -257,11 +385,20 @@ class GuardCore implements Guard {
       return drop([this.#event({ type: 'completion.dropped', reason: 'invalid', elicitation: null })]);
     }
     const session = this.#session;
+    // A notice for a URL the user has not yet agreed to open proves nothing: drop it, keep the id
+    // pending. (Consent to an elicitation/create is seen on the wire; consent to a -32042 entry is
+    // seen only when the host records it through the guard, so those notices are not judged so.)
+    const flow = session.completions.isPending(id, session.generation) ? this.#flows.view(id) : null;
+    if (flow !== null && flow.lineage !== 'error-retry' && (flow.state === 'USER_REVIEW' || flow.state === 'NAVIGATION_ACCEPTED')) {
+      this.#metrics.completionsDropped += 1;
+      return drop([this.#event({ type: 'completion.dropped', reason: 'before-consent', elicitation: shortDigest(id) })]);
+    }
     const outcome = session.completions.onNotice(id, session.generation);
     if (!outcome.deliver) {
       this.#metrics.completionsDropped += 1;
       return drop([this.#event({ type: 'completion.dropped', reason: outcome.reason, elicitation: shortDigest(id) })]);
     }
+    this.#flows.onNotice(id);
     this.#metrics.completionsDelivered += 1;
     return forward(notification, [this.#event({ type: 'completion.delivered', elicitation: shortDigest(id) })]);
   }
@@ -281,8 +418,50 @@ class GuardCore implements Guard {
       return this.#onInitializeResponse(response);
     }
     const request = session.hostRequests.take(response.id);
-    if (request !== undefined && 'error' in response && response.error.code === RpcCode.urlElicitationRequired) return this.#onUrlRequired(response);
+    if (request === undefined) {
+      if (session.acceptedAnswers.get(response.id) === undefined) return forward(response);
+      const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: response.id, reason: 'a second answer to an operation whose final answer was already accepted' });
+      return drop([event]);
+    }
+    const nested = session.nestedByOriginal.get(response.id);
+    if (nested !== undefined) session.nestedByOriginal.delete(response.id);
+    const retried = session.retries.get(response.id);
+    if (retried !== undefined) {
+      session.retries.delete(response.id);
+      retried.retryIds.delete(response.id);
+    }
+    if ('error' in response && response.error.code === RpcCode.urlElicitationRequired) return this.#onUrlRequired(response, request);
+    if (nested !== undefined && nested.consentReceiptIds.length > 0 && !nested.refused) return this.#acceptOriginal(nested, response, 0);
+    if (retried !== undefined) return this.#acceptOriginal(retried, response, retried.retriesUsed);
     return forward(response);
+  }
+
+  /**
+   * The final answer to an original operation (the nested original, or the retry after -32042):
+   * accepted once through `acceptOriginalOperation`; with a ledger, delivered only after its business
+   * receipt is durable. A second answer for the same operation is not delivered: the host gets an
+   * E_ALREADY_ACCEPTED error in its place.
+   */
+  #acceptOriginal(lineage: Lineage, response: JsonRpcResult | JsonRpcError, retryGeneration: number): Decision {
+    const session = this.#session;
+    const acceptance = acceptOriginalOperation(lineage, response as JsonRpcResult, retryGeneration, { clock: this.#clock, random: this.#random });
+    if (!acceptance.accepted) return this.#withhold(response, acceptance.reason);
+    session.acceptedAnswers.set(response.id as JsonRpcId, true);
+    this.#flows.settleLineage(lineage, true);
+    const durable = this.#flows.acceptBusiness(acceptance.receipt);
+    if (!this.#hasLedger) return forward(response);
+    return defer(
+      durable.then(
+        (accepted) => (accepted ? forward(response) : this.#withhold(response, 'another guard already accepted a final answer for this operation')),
+        () => this.#withhold(response, 'the business receipt could not be written'),
+      ),
+    );
+  }
+
+  #withhold(response: JsonRpcResult | JsonRpcError, reason: string): Decision {
+    const id = response.id as JsonRpcId;
+    const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
+    return forward(errorResponse(id, RpcCode.internalError, `The client-side guard withheld this answer: ${reason}.`, { code: GuardCode.alreadyAccepted }), [event]);
   }
 
   #onInitializeResponse(response: JsonRpcResult | JsonRpcError): Decision {
@@ -301,7 +480,7 @@ class GuardCore implements Guard {
    * mode, and each listed elicitation is judged like one. A host that did not negotiate URL mode gets
    * a plain error instead of the list; blocked or malformed entries are removed.
    */
-  #onUrlRequired(response: JsonRpcError): Decision {
+  #onUrlRequired(response: JsonRpcError, original: JsonRpcRequest): Decision {
     const session = this.#session;
     const plain = (code: string, message: string, kept: number, removed: number, findings: readonly string[]): Decision => {
       this.#metrics.urlRequiredFiltered += 1;
@@ -336,7 +515,16 @@ class GuardCore implements Guard {
       const blocked = findings.some((c) => c !== GuardCode.invalidParams);
       return plain(blocked ? GuardCode.urlBlocked : GuardCode.invalidParams, 'The server requires URL elicitations that the client refused to show (blocked or malformed URLs).', 0, removed, findings);
     }
-    for (const entry of kept) session.completions.register(entry.elicitationId as string, session.generation, 'url-elicitation-required');
+    const digest = requestDigest(original.method, original.params);
+    const lineage = createLineage('error-retry', { sessionId: this.#sessionId, generation: session.generation }, original.id, digest, this.#clock() + this.policy.completion.ttlSeconds * 1000);
+    session.errorByDigest.delete(digest);
+    session.errorByDigest.set(digest, lineage);
+    if (session.errorByDigest.size > this.policy.completion.maxPending) session.errorByDigest.delete(session.errorByDigest.keys().next().value as string);
+    for (const entry of kept) {
+      const analysis = (entry._meta as Record<string, unknown>)[GuardMetaKey.urlAnalysis] as UrlAnalysis;
+      this.#present(entry.elicitationId as string, entry.url as string, entry.message as string, analysis, lineage);
+      session.completions.register(entry.elicitationId as string, session.generation, 'url-elicitation-required');
+    }
     const events = removed > 0 ? [this.#event({ type: 'url-required.filtered', requestId: response.id as JsonRpcId, code: null, kept: kept.length, removed, findings })] : [];
     if (removed > 0) this.#metrics.urlRequiredFiltered += 1;
     const error = { ...response.error, data: { ...(data as Record<string, unknown>), elicitations: kept } };
@@ -350,7 +538,12 @@ class GuardCore implements Guard {
       case 'request': {
         const request = message as JsonRpcRequest;
         if (request.method === Method.initialize) return this.#onInitialize(request);
-        this.#session.hostRequests.set(request.id, request);
+        const session = this.#session;
+        if (session.nestedByOriginal.size > 0 || session.errorByDigest.size > 0) {
+          const refusal = this.#onPossibleRetry(request);
+          if (refusal !== null) return refusal;
+        }
+        session.hostRequests.set(request.id, request);
         return forward(request);
       }
       case 'notification': {
@@ -368,6 +561,38 @@ class GuardCore implements Guard {
       case 'invalid':
         return forward(message as JsonRpcMessage);
     }
+  }
+
+  /**
+   * A host request while lineages are open: if it repeats an original (same digest), the lineage
+   * rules decide. Only then is the request digested; other traffic pays nothing.
+   */
+  #onPossibleRetry(request: JsonRpcRequest): Decision | null {
+    const session = this.#session;
+    const digest = requestDigest(request.method, request.params);
+    for (const lineage of session.nestedByOriginal.values()) {
+      if (lineage.digest !== digest) continue;
+      const ruling = ruleOnRetry(lineage, this.policy.retry.maxRetries, session.hostRequests.get(lineage.originalId) !== undefined);
+      if (!ruling.allow) return this.#refuseRetry(request, ruling.code, ruling.reason);
+    }
+    const lineage = session.errorByDigest.get(digest);
+    if (lineage === undefined) return null;
+    if (lineage.expiresAt <= this.#clock()) {
+      session.errorByDigest.delete(digest);
+      return null;
+    }
+    const ruling = ruleOnRetry(lineage, this.policy.retry.maxRetries, false);
+    if (!ruling.allow) return this.#refuseRetry(request, ruling.code, ruling.reason);
+    lineage.retriesUsed = ruling.generation;
+    lineage.retryIds.set(request.id, ruling.generation);
+    session.retries.set(request.id, lineage);
+    this.#flows.onRetry(lineage);
+    return null;
+  }
+
+  #refuseRetry(request: JsonRpcRequest, code: string, reason: string): Decision {
+    const event = this.#event({ type: 'retry.refused', code, requestId: request.id, reason });
+    return reply(errorResponse(request.id, RpcCode.invalidRequest, `Request refused by the client-side guard: ${reason}.`, { code }), [event]);
   }
 
   #onInitialize(request: JsonRpcRequest): Decision {
@@ -394,6 +619,7 @@ class GuardCore implements Guard {
     const result = response.result;
     const action = result.action;
     if (pending.mode === 'url') {
+      if (pending.elicitationId !== null) this.#flows.onAnswer(pending.elicitationId, action);
       if (action !== 'accept' && pending.elicitationId !== null) this.#session.completions.finish(pending.elicitationId);
       // URL mode never carries data back: "the content field is omitted".
       if (action === 'accept' && 'content' in result) {

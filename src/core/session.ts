@@ -1,4 +1,5 @@
 import { CompletionRegistry } from '../flow/completion-registry.js';
+import type { Lineage } from '../lineage/lineage.js';
 import { NO_MODES, type Modes } from '../negotiation/capabilities.js';
 import type { Policy } from '../policy/policy.js';
 import type { JsonRpcId, JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -36,6 +37,14 @@ export class Session {
   readonly hostRequests = new BoundedMap<HostRequest>(4096);
   readonly serverElicitations = new BoundedMap<ServerElicitation>(1024);
   readonly completions: CompletionRegistry;
+  /** Nested lineages by the id of their original request, while it is in flight. */
+  readonly nestedByOriginal = new Map<JsonRpcId, Lineage>();
+  /** Error lineages (after -32042) by the digest of their original, until accepted or expired. */
+  readonly errorByDigest = new Map<string, Lineage>();
+  /** Retries in flight: request id → its error lineage. */
+  readonly retries = new Map<JsonRpcId, Lineage>();
+  /** Ids whose answer was accepted as an original operation's final answer: a repeat is withheld. */
+  readonly acceptedAnswers = new BoundedMap<true>(1024);
 
   constructor(policy: Policy, clock: () => number) {
     this.completions = new CompletionRegistry({ maxEntries: policy.completion.maxPending, ttlMs: policy.completion.ttlSeconds * 1000, clock });
@@ -48,6 +57,10 @@ export class Session {
     this.protocolVersion = null;
     this.hostRequests.clear();
     this.serverElicitations.clear();
+    this.nestedByOriginal.clear();
+    this.errorByDigest.clear();
+    this.retries.clear();
+    this.acceptedAnswers.clear();
   }
 }
 
@@ -67,6 +80,11 @@ export class BoundedMap<V> {
   set(key: JsonRpcId, value: V): void {
     this.#map.set(key, value);
     if (this.#map.size > this.#limit) this.#map.delete(this.#map.keys().next().value as JsonRpcId);
+  }
+
+  /** The oldest entry. */
+  first(): V | undefined {
+    return this.#map.values().next().value;
   }
 
   get(key: JsonRpcId): V | undefined {

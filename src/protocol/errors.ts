@@ -15,6 +15,16 @@ export const GuardCode = {
   policyInvalid: 'E_POLICY_INVALID',
   policyUnreadable: 'E_POLICY_UNREADABLE',
   input: 'E_INPUT',
+  /** URL mode needs a verified user subject (policy `subject.required`) and the host gave none. */
+  subjectRequired: 'E_SUBJECT_REQUIRED',
+  /** The host sent a request again while the original is still in flight. */
+  retryWhileInFlight: 'E_RETRY_WHILE_IN_FLIGHT',
+  /** The host retried an operation after -32042 more often than `retry.maxRetries` allows. */
+  retryExhausted: 'E_RETRY_EXHAUSTED',
+  /** The host retried an operation whose URL elicitation the user declined or cancelled. */
+  retryNotEligible: 'E_RETRY_NOT_ELIGIBLE',
+  /** A final answer for this original operation was already accepted. */
+  alreadyAccepted: 'E_ALREADY_ACCEPTED',
   /** A URL-mode flow was asked to move along an edge its transition table does not have. */
   illegalTransition: 'E_ILLEGAL_TRANSITION',
   /** No navigation record with that id in the ledger. */

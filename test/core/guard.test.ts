@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GuardEvent } from '../../src/audit/events.js';
 import { createGuard } from '../../src/core/guard.js';
+import { MemoryLedger } from '../../src/ledger/memory.js';
 import { parsePolicy } from '../../src/policy/policy.js';
 import { benignSchema, completion, formRequest, handshake, passwordSchema, urlRequest } from '../helpers/session.js';
 
@@ -199,7 +200,7 @@ describe('URL mode', () => {
     ];
     const decision = guard.inbound({ jsonrpc: '2.0', id: 34, error: { code: -32042, message: 'required', data: { elicitations: entries } } });
     expect(decision).toMatchObject({ action: 'forward', message: { error: { code: -32042, data: { elicitations: [{ elicitationId: 'good' }] } } } });
-    expect(decision.events[0]).toMatchObject({ type: 'url-required.filtered', kept: 1, removed: 1 });
+    expect(decision.events.find((e) => e.type === 'url-required.filtered')).toMatchObject({ kept: 1, removed: 1 });
     guard.outbound({ jsonrpc: '2.0', id: 35, method: 'tools/call', params: { name: 'pay', arguments: {} } });
     const none = guard.inbound({ jsonrpc: '2.0', id: 35, error: { code: -32042, message: 'required', data: { elicitations: [entries[0]] } } });
     expect(none).toMatchObject({ action: 'forward', message: { error: { code: -32603, data: { code: 'E_URL_BLOCKED' } } } });
@@ -249,8 +250,77 @@ describe('completion hygiene', () => {
     const guard = createGuard({ policy: { completion: { maxPending: 100 } } });
     handshake(guard, { url: {} });
     for (let i = 0; i < 5000; i++) guard.inbound(urlRequest(i + 10, OAUTH_URL, `flood-${i}`));
+    guard.outbound({ jsonrpc: '2.0', id: 10, result: { action: 'accept' } });
+    guard.outbound({ jsonrpc: '2.0', id: 5009, result: { action: 'accept' } });
     expect(guard.inbound(completion('flood-0')).action).toBe('drop');
+    expect(guard.pendingFlows().length).toBeLessThanOrEqual(100);
     expect(guard.inbound(completion('flood-4999')).action).toBe('forward');
+  });
+});
+
+describe('URL-mode lifecycle in the core', () => {
+  it('drops a completion that arrives before the user accepted, and delivers it after', () => {
+    const guard = createGuard();
+    handshake(guard, { url: {} });
+    guard.inbound(urlRequest(40, OAUTH_URL, 'early'));
+    expect(guard.inbound(completion('early'))).toMatchObject({ action: 'drop', events: [{ type: 'completion.dropped', reason: 'before-consent' }] });
+    guard.outbound({ jsonrpc: '2.0', id: 40, result: { action: 'accept' } });
+    expect(guard.flow('early')?.state).toBe('OUT_OF_BAND_PENDING');
+    expect(guard.inbound(completion('early')).action).toBe('forward');
+    expect(guard.flow('early')?.state).toBe('REQUIREMENT_VERIFIED');
+  });
+
+  it('refuses URL mode without a verified subject when the policy requires one, and records the subject otherwise', async () => {
+    const strict = createGuard({ policy: { subject: { required: true } } });
+    handshake(strict, { url: {} });
+    expect(errorData(strict.inbound(urlRequest(41, OAUTH_URL, 's1'))).code).toBe('E_SUBJECT_REQUIRED');
+    const ledger = new MemoryLedger();
+    const withSubject = createGuard({ policy: { subject: { required: true } }, subject: 'user-123', ledger });
+    handshake(withSubject, { url: {} });
+    expect(withSubject.inbound(urlRequest(42, OAUTH_URL, 's2')).action).toBe('forward');
+    await withSubject.flush();
+    const [stored] = await ledger.listNavigations();
+    expect(stored?.record).toMatchObject({ subject: 'user-123', elicitationId: 's2', target: { scheme: 'https', host: 'accounts.google.com' } });
+    expect(JSON.stringify(stored)).not.toContain('code_challenge');
+  });
+
+  it('withholds a second answer to an operation whose final answer was accepted', () => {
+    const guard = createGuard();
+    handshake(guard, { url: {} });
+    guard.outbound({ jsonrpc: '2.0', id: 50, method: 'tools/call', params: { name: 'connect', arguments: {} } });
+    guard.inbound(urlRequest(51, OAUTH_URL, 'n1'));
+    guard.outbound({ jsonrpc: '2.0', id: 51, result: { action: 'accept' } });
+    const answer = { jsonrpc: '2.0', id: 50, result: { content: [] } };
+    expect(guard.inbound(answer)).toMatchObject({ action: 'forward', message: answer });
+    expect(guard.inbound({ ...answer })).toMatchObject({ action: 'drop', events: [{ type: 'response.withheld', code: 'E_ALREADY_ACCEPTED' }] });
+  });
+
+  it('opens nothing without a durable accept receipt and a matching ticket, and only once', async () => {
+    const ledger = new MemoryLedger();
+    const guard = createGuard({ ledger });
+    handshake(guard, { url: {} });
+    guard.inbound(urlRequest(60, OAUTH_URL, 'o1'));
+    const opened: string[] = [];
+    const ticket = await guard.recordConsent('o1', 'accept');
+    expect(ticket).not.toBeNull();
+    await expect(guard.openUrl({ ...ticket!, nonce: 'forged' }, (u) => void opened.push(u))).rejects.toMatchObject({ code: 'E_ILLEGAL_TRANSITION' });
+    await guard.openUrl(ticket!, async (u) => {
+      const navigation = guard.flow('o1')!.navigationId;
+      expect((await ledger.listConsentReceipts(navigation)).map((r) => r.decision)).toEqual(['accept']);
+      opened.push(u);
+    });
+    await expect(guard.openUrl(ticket!, (u) => void opened.push(u))).rejects.toMatchObject({ code: 'E_ILLEGAL_TRANSITION' });
+    expect(opened).toEqual([OAUTH_URL]);
+    guard.inbound(urlRequest(61, OAUTH_URL, 'o2'));
+    expect(await guard.recordConsent('o2', 'decline')).toBeNull();
+  });
+
+  it('revokes pending navigations in rollback mode and keeps the flows', async () => {
+    const guard = createGuard({ policy: { issuing: 'stopped' } });
+    handshake(guard, { url: {} });
+    guard.outbound({ jsonrpc: '2.0', id: 70, method: 'tools/call', params: { name: 'pay' } });
+    const decision = guard.inbound({ jsonrpc: '2.0', id: 70, error: { code: -32042, message: 'required', data: { elicitations: [{ mode: 'url', elicitationId: 'r1', url: OAUTH_URL, message: 'm' }] } } });
+    expect(decision).toMatchObject({ action: 'forward', message: { error: { code: -32603, data: { code: 'E_ISSUING_STOPPED' } } } });
   });
 });
 

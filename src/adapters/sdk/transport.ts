@@ -49,7 +49,10 @@ class GuardedTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const decision = this.#guard.outbound(message);
+    return this.#sendDecided(this.#guard.outbound(message), options);
+  }
+
+  #sendDecided(decision: Decision, options: TransportSendOptions | undefined): Promise<void> {
     switch (decision.action) {
       case 'forward':
         return this.#inner.send(decision.message as JSONRPCMessage, options);
@@ -59,6 +62,8 @@ class GuardedTransport implements Transport {
         return Promise.resolve();
       case 'drop':
         return Promise.resolve();
+      case 'defer':
+        return decision.until.then((next) => this.#sendDecided(next, options));
     }
   }
 
@@ -67,7 +72,10 @@ class GuardedTransport implements Transport {
   }
 
   #receive(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
-    const decision: Decision = this.#guard.inbound(message);
+    this.#receiveDecided(this.#guard.inbound(message), extra);
+  }
+
+  #receiveDecided(decision: Decision, extra: MessageExtraInfo | undefined): void {
     switch (decision.action) {
       case 'forward':
         this.#deliver(decision.message as JSONRPCMessage, extra);
@@ -76,6 +84,12 @@ class GuardedTransport implements Transport {
         this.#inner.send(decision.message as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
         return;
       case 'drop':
+        return;
+      case 'defer':
+        decision.until.then(
+          (next) => this.#receiveDecided(next, extra),
+          (error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+        );
         return;
     }
   }

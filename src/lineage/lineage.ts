@@ -1,0 +1,112 @@
+/**
+ * Original operations and their URL-mode requirements. A URL elicitation belongs to one of two
+ * lineages (spec 2025-11-25):
+ *
+ * - **nested**: the server sends `elicitation/create` (mode url) while a host request is in flight
+ *   and answers that request once the out-of-band step is done. The elicitation belongs to the
+ *   request named by the related-task `_meta` when the server gives one, otherwise to the one
+ *   request the host has in flight. When several are in flight and nothing names one, the
+ *   attribution is ambiguous: the elicitation is tracked on its own and no request is bound to it
+ *   (binding a guess could refuse the wrong retry).
+ * - **error-retry**: the server answers a host request with `-32042` and a list of URL
+ *   elicitations; the host may send the original again `retry.maxRetries` times (default once).
+ *   The lineage lives for the completion time to live: a further identical request within it is a
+ *   retry too, and is refused once the budget is spent, even after a retry was answered (the guard
+ *   cannot tell a host's retry loop from a repeat, and at most once is the promise). An answer of
+ *   `-32042` to the retry is a new requirement with its own budget: the server did not run the
+ *   operation. Decline or cancel of any of its elicitations never leads to a retry.
+ *
+ * Either way the final answer to the original operation is accepted at most once, by
+ * `acceptOriginalOperation`, which writes one business receipt.
+ */
+import type { BusinessReceipt, LineageKey, LineageKind, RecordDeps } from '../flow/records.js';
+import { createBusinessReceipt } from '../flow/records.js';
+import { canonicalDigest } from '../protocol/digest.js';
+import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js';
+
+export interface Lineage {
+  readonly kind: LineageKind;
+  readonly key: LineageKey;
+  /** The JSON-RPC id of the original request (as the host sent it). */
+  readonly originalId: JsonRpcId;
+  readonly digest: string;
+  /** Elicitation ids of the URL requirements of this lineage. */
+  readonly elicitations: Set<string>;
+  /** Consent receipt ids the acceptance rests on. */
+  readonly consentReceiptIds: string[];
+  /** `error-retry`: retries let through so far, and the ids of those in flight. */
+  retriesUsed: number;
+  readonly retryIds: Map<JsonRpcId, number>;
+  /** The user declined or cancelled one of the requirements: no retry, ever. */
+  refused: boolean;
+  /** The final answer was accepted (a business receipt exists). */
+  accepted: boolean;
+  /** Until when the lineage is tracked. */
+  readonly expiresAt: number;
+}
+
+export interface LineageScope {
+  /** A random id of this guard's session, so two sessions never share a key. */
+  readonly sessionId: string;
+  readonly generation: number;
+}
+
+/**
+ * Creates a lineage. Its key is scoped to the session, the generation and the original request
+ * id (nested) or the `-32042` answer (error-retry), so the same call made again later on purpose is
+ * a new operation, while every retry and duplicate answer of this one share the key.
+ */
+export function createLineage(kind: LineageKind, scope: LineageScope, originalId: JsonRpcId, digest: string, expiresAt: number): Lineage {
+  const session = `${scope.sessionId}/${scope.generation}/${typeof originalId}:${String(originalId)}`;
+  return {
+    kind,
+    key: { session, kind, originalRequestDigest: digest },
+    originalId,
+    digest,
+    elicitations: new Set(),
+    consentReceiptIds: [],
+    retriesUsed: 0,
+    retryIds: new Map(),
+    refused: false,
+    accepted: false,
+    expiresAt,
+  };
+}
+
+/** What the guard does with a host request whose digest matches a tracked lineage. */
+export type RetryRuling =
+  | { readonly allow: true; readonly generation: number }
+  | { readonly allow: false; readonly code: 'E_RETRY_WHILE_IN_FLIGHT' | 'E_RETRY_EXHAUSTED' | 'E_RETRY_NOT_ELIGIBLE'; readonly reason: string };
+
+/** Rules on a host request that repeats the original of `lineage` (same digest). */
+export function ruleOnRetry(lineage: Lineage, maxRetries: number, originalInFlight: boolean): RetryRuling {
+  if (lineage.kind === 'nested') {
+    if (originalInFlight) {
+      return { allow: false, code: 'E_RETRY_WHILE_IN_FLIGHT', reason: 'the same request is still in flight and waiting for a URL elicitation; the server would run the operation twice' };
+    }
+    return { allow: true, generation: 0 };
+  }
+  if (lineage.refused) return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the user declined or cancelled the URL elicitation this request required' };
+  if (lineage.retriesUsed >= maxRetries) return { allow: false, code: 'E_RETRY_EXHAUSTED', reason: `the request was already retried ${lineage.retriesUsed} time(s) after its URL elicitation (policy retry.maxRetries = ${maxRetries})` };
+  if (lineage.retryIds.size > 0) return { allow: false, code: 'E_RETRY_WHILE_IN_FLIGHT', reason: 'a retry of this request is already in flight' };
+  return { allow: true, generation: lineage.retriesUsed + 1 };
+}
+
+export type Acceptance =
+  | { readonly accepted: true; readonly receipt: BusinessReceipt }
+  | { readonly accepted: false; readonly code: 'E_ALREADY_ACCEPTED'; readonly reason: string };
+
+/**
+ * The only place where a final response for an original operation is accepted: the nested
+ * original's answer (retry generation 0) or the answer to a retry after `-32042`. Marks the lineage
+ * accepted and returns the business receipt to write; a second acceptance is refused.
+ */
+export function acceptOriginalOperation(lineage: Lineage, response: JsonRpcMessage & { id: JsonRpcId }, retryGeneration: number, deps: RecordDeps): Acceptance {
+  if (lineage.accepted) return { accepted: false, code: 'E_ALREADY_ACCEPTED', reason: 'a final answer for this operation was already accepted' };
+  const receipt = createBusinessReceipt(
+    { lineage: lineage.key, requestId: response.id, retryGeneration, requirementReceiptIds: [...lineage.consentReceiptIds], responseDigest: canonicalDigest(response) },
+    deps,
+  );
+  lineage.accepted = true;
+  return { accepted: true, receipt };
+}
