@@ -19,7 +19,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResult,
 } from '../protocol/jsonrpc.js';
-import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
+import { GuardMetaKey, Method, RELATED_TASK_META_KEY, RpcCode, TERMINAL_TASK_STATUSES, type ElicitationMode } from '../protocol/wire.js';
 import { analyzeUrl } from '../url/index.js';
 import type { UrlAnalysis } from '../url/types.js';
 import { defer, drop, forward, reply, type Decision } from './decision.js';
@@ -253,6 +253,7 @@ class GuardCore implements Guard {
         const notification = message as JsonRpcNotification;
         if (notification.method === Method.elicitationComplete) return this.#onCompletion(notification);
         if (notification.method === Method.cancelled) this.#onServerCancelled(notification);
+        if (notification.method === Method.taskStatus) this.#onTaskStatus(notification);
         return forward(notification);
       }
       case 'result':
@@ -334,7 +335,7 @@ class GuardCore implements Guard {
       return this.#refuse(request, 'url', GuardCode.urlBlocked, `the elicitation URL was blocked: ${reasons}`, codes, [], { findings: codes });
     }
     const session = this.#session;
-    this.#present(params.elicitationId, params.url, params.message as string, analysis, this.#nestedLineage());
+    this.#present(params.elicitationId, params.url, params.message as string, analysis, this.#nestedLineage(params));
     session.completions.register(params.elicitationId, session.generation, 'elicitation/create');
     session.serverElicitations.set(request.id, { mode: 'url', requestedSchema: null, elicitationId: params.elicitationId });
     this.#metrics.elicitationsForwarded += 1;
@@ -349,19 +350,39 @@ class GuardCore implements Guard {
   }
 
   /**
-   * The nested lineage a URL elicitation belongs to: the one host request in flight. With none there
-   * is no original; with several the attribution is ambiguous and nothing is bound (see lineage.ts).
+   * The nested lineage a URL elicitation belongs to. A related-task `_meta` names it: the host
+   * request that created that task (an unknown task id binds nothing). Without one, it is the one
+   * host request in flight; with none there is no original, and with several the attribution is
+   * ambiguous and nothing is bound (see lineage.ts).
    */
-  #nestedLineage(): Lineage | null {
+  #nestedLineage(params: Record<string, unknown>): Lineage | null {
     const session = this.#session;
+    const meta = isRecord(params._meta) ? params._meta[RELATED_TASK_META_KEY] : undefined;
+    if (isRecord(meta) && typeof meta.taskId === 'string') {
+      const task = session.tasks.get(meta.taskId);
+      if (task === undefined) return null;
+      task.lineage ??= this.#newNested(task.original);
+      return task.lineage;
+    }
     if (session.hostRequests.size !== 1) return null;
     const original = session.hostRequests.first();
     if (original === undefined) return null;
-    const known = session.nestedByOriginal.get(original.id);
-    if (known !== undefined) return known;
+    return session.nestedByOriginal.get(original.id) ?? this.#newNested(original);
+  }
+
+  #newNested(original: JsonRpcRequest): Lineage {
+    const session = this.#session;
     const lineage = createLineage('nested', { sessionId: this.#sessionId, generation: session.generation }, original.id, requestDigest(original.method, original.params), this.#clock() + this.policy.completion.ttlSeconds * 1000);
     session.nestedByOriginal.set(original.id, lineage);
     return lineage;
+  }
+
+  /** A nested original is in flight while its request is unanswered or the task it created still runs. */
+  #inFlight(lineage: Lineage): boolean {
+    const session = this.#session;
+    if (session.hostRequests.get(lineage.originalId) !== undefined) return true;
+    for (const task of session.tasks.values()) if (task.lineage === lineage && task.running) return true;
+    return false;
   }
 
   #refuse(
@@ -403,6 +424,13 @@ class GuardCore implements Guard {
     return forward(notification, [this.#event({ type: 'completion.delivered', elicitation: shortDigest(id) })]);
   }
 
+  #onTaskStatus(notification: JsonRpcNotification): void {
+    const params = notification.params;
+    if (params === undefined || typeof params.taskId !== 'string' || typeof params.status !== 'string') return;
+    const task = this.#session.tasks.get(params.taskId);
+    if (task !== undefined && TERMINAL_TASK_STATUSES.has(params.status)) task.running = false;
+  }
+
   #onServerCancelled(notification: JsonRpcNotification): void {
     const requestId = notification.params?.requestId;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
@@ -423,6 +451,12 @@ class GuardCore implements Guard {
       const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: response.id, reason: 'a second answer to an operation whose final answer was already accepted' });
       return drop([event]);
     }
+    if ('result' in response && isRecord(response.result.task) && typeof response.result.task.taskId === 'string') {
+      // A task was created: the final answer comes later, through tasks/result.
+      this.#trackTask(response.result.task.taskId, request);
+      return forward(response);
+    }
+    if (request.method === Method.taskResult) return this.#onTaskResult(request, response);
     const nested = session.nestedByOriginal.get(response.id);
     if (nested !== undefined) session.nestedByOriginal.delete(response.id);
     const retried = session.retries.get(response.id);
@@ -434,6 +468,26 @@ class GuardCore implements Guard {
     if (nested !== undefined && nested.consentReceiptIds.length > 0 && !nested.refused) return this.#acceptOriginal(nested, response, 0);
     if (retried !== undefined) return this.#acceptOriginal(retried, response, retried.retriesUsed);
     return forward(response);
+  }
+
+  #trackTask(taskId: string, original: JsonRpcRequest): void {
+    const session = this.#session;
+    session.tasks.set(taskId, { original, lineage: session.nestedByOriginal.get(original.id) ?? null, running: true });
+    if (session.tasks.size > this.policy.completion.maxPending) session.tasks.delete(session.tasks.keys().next().value as string);
+  }
+
+  /** The answer to `tasks/result` is the final answer of the task's original request. */
+  #onTaskResult(request: JsonRpcRequest, response: JsonRpcResult | JsonRpcError): Decision {
+    const session = this.#session;
+    const taskId = isRecord(request.params) ? request.params.taskId : undefined;
+    const task = typeof taskId === 'string' ? session.tasks.get(taskId) : undefined;
+    if (task === undefined || typeof taskId !== 'string') return forward(response);
+    session.tasks.delete(taskId);
+    const lineage = task.lineage;
+    if (lineage === null) return forward(response);
+    session.nestedByOriginal.delete(lineage.originalId);
+    if (lineage.consentReceiptIds.length === 0 || lineage.refused) return forward(response);
+    return this.#acceptOriginal(lineage, response, 0);
   }
 
   /**
@@ -572,7 +626,7 @@ class GuardCore implements Guard {
     const digest = requestDigest(request.method, request.params);
     for (const lineage of session.nestedByOriginal.values()) {
       if (lineage.digest !== digest) continue;
-      const ruling = ruleOnRetry(lineage, this.policy.retry.maxRetries, session.hostRequests.get(lineage.originalId) !== undefined);
+      const ruling = ruleOnRetry(lineage, this.policy.retry.maxRetries, this.#inFlight(lineage));
       if (!ruling.allow) return this.#refuseRetry(request, ruling.code, ruling.reason);
     }
     const lineage = session.errorByDigest.get(digest);

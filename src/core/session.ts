@@ -11,6 +11,13 @@ import type { ElicitationMode } from '../protocol/wire.js';
  */
 export type HostRequest = JsonRpcRequest;
 
+/** A task the server created for a host request (spec 2025-11-25 task augmentation). */
+export interface TaskEntry {
+  readonly original: JsonRpcRequest;
+  lineage: Lineage | null;
+  running: boolean;
+}
+
 /** An `elicitation/create` the host is answering. */
 export interface ServerElicitation {
   readonly mode: ElicitationMode;
@@ -43,6 +50,8 @@ export class Session {
   readonly errorByDigest = new Map<string, Lineage>();
   /** Retries in flight: request id → its error lineage. */
   readonly retries = new Map<JsonRpcId, Lineage>();
+  /** Task-augmented host requests: task id → the original request, its lineage once bound, and whether it still runs. */
+  readonly tasks = new Map<string, TaskEntry>();
   /** Ids whose answer was accepted as an original operation's final answer: a repeat is withheld. */
   readonly acceptedAnswers = new BoundedMap<true>(1024);
 
@@ -61,6 +70,7 @@ export class Session {
     this.errorByDigest.clear();
     this.retries.clear();
     this.acceptedAnswers.clear();
+    this.tasks.clear();
   }
 }
 

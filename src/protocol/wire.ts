@@ -7,7 +7,12 @@ export const Method = {
   elicitationComplete: 'notifications/elicitation/complete',
   cancelled: 'notifications/cancelled',
   logMessage: 'notifications/message',
+  taskResult: 'tasks/result',
+  taskStatus: 'notifications/tasks/status',
 } as const;
+
+/** Task statuses after which a task no longer runs. */
+export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 /** JSON-RPC error codes used on the wire. */
 export const RpcCode = {

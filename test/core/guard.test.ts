@@ -284,6 +284,30 @@ describe('URL-mode lifecycle in the core', () => {
     expect(JSON.stringify(stored)).not.toContain('code_challenge');
   });
 
+  it('binds a URL elicitation to the task its related-task _meta names, whatever else is in flight', () => {
+    const events: GuardEvent[] = [];
+    const guard = createGuard({ onEvent: (e) => events.push(e) });
+    handshake(guard, { url: {} });
+    const call = { jsonrpc: '2.0', id: 80, method: 'tools/call', params: { name: 'connect', arguments: { a: 1 }, task: { ttl: 60000 } } };
+    guard.outbound(call);
+    guard.inbound({ jsonrpc: '2.0', id: 80, result: { task: { taskId: 't1', status: 'working', ttl: 60000, createdAt: '2026-11-29T00:00:00Z' } } });
+    guard.outbound({ jsonrpc: '2.0', id: 81, method: 'tools/list' });
+    guard.outbound({ jsonrpc: '2.0', id: 82, method: 'resources/list' });
+    const related = { 'io.modelcontextprotocol/related-task': { taskId: 't1' } };
+    guard.inbound({ jsonrpc: '2.0', id: 83, method: 'elicitation/create', params: { mode: 'url', message: 'Connect', url: OAUTH_URL, elicitationId: 'task-e', _meta: related } });
+    guard.inbound({ jsonrpc: '2.0', id: 84, method: 'elicitation/create', params: { mode: 'url', message: 'Other', url: OAUTH_URL, elicitationId: 'ambiguous', _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'unknown' } } } });
+    expect(guard.flow('task-e')?.lineage).toBe('nested');
+    expect(guard.flow('ambiguous')?.lineage).toBeNull();
+    guard.outbound({ jsonrpc: '2.0', id: 83, result: { action: 'accept' } });
+    expect(guard.outbound({ ...call, id: 85 })).toMatchObject({ action: 'reply', message: { id: 85, error: { data: { code: 'E_RETRY_WHILE_IN_FLIGHT' } } } });
+    guard.inbound({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: 't1', status: 'completed', ttl: 60000, createdAt: '2026-11-29T00:00:00Z' } });
+    guard.outbound({ jsonrpc: '2.0', id: 86, method: 'tasks/result', params: { taskId: 't1' } });
+    const final = { jsonrpc: '2.0', id: 86, result: { content: [{ type: 'text', text: 'connected' }] } };
+    expect(guard.inbound(final)).toMatchObject({ action: 'forward', message: final });
+    expect(guard.flow('task-e')?.state).toBe('ORIGINAL_RESPONSE_ACCEPTED');
+    expect(events.filter((e) => e.type === 'receipt.business')).toHaveLength(1);
+  });
+
   it('withholds a second answer to an operation whose final answer was accepted', () => {
     const guard = createGuard();
     handshake(guard, { url: {} });
