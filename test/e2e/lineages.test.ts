@@ -2,7 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ElicitationCompleteNotificationSchema, ElicitRequestSchema, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAuditLog } from '../../src/audit/log.js';
 import { guardTransport } from '../../src/adapters/sdk/transport.js';
 import type { GuardEvent } from '../../src/audit/events.js';
 import { createGuard, type Guard } from '../../src/core/guard.js';
@@ -176,6 +180,33 @@ describe('error lineage: -32042 and the retry', () => {
     const refused = await rejection(call());
     expect(refused.data).toMatchObject({ code: 'E_RETRY_NOT_ELIGIBLE' });
     expect(operations().pay).toBe(0);
+  });
+});
+
+describe('the audit log of a flow', () => {
+  it('records every flow move and receipt, redacted, with no URL query and no nonce', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'meg-lineage-')), 'audit.jsonl');
+    const log = createAuditLog(file);
+    const guard = createGuard({ ledger: new MemoryLedger(), onEvent: (e) => log.write(e) });
+    const { client, finishOutOfBand } = await connect(guard);
+    const original = client.callTool({ name: 'connect', arguments: {} });
+    await vi.waitFor(() => expect(guard.flow('connect-1')?.state).toBe('OUT_OF_BAND_PENDING'));
+    finishOutOfBand();
+    await original;
+    await log.close();
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; to?: string });
+    expect(lines.filter((l) => l.type === 'flow.transition').map((l) => l.to)).toEqual([
+      'USER_REVIEW',
+      'NAVIGATION_ACCEPTED',
+      'OUT_OF_BAND_PENDING',
+      'COMPLETION_NOTIFIED',
+      'REQUIREMENT_VERIFIED',
+      'NESTED_SERVER_CONTINUES',
+      'ORIGINAL_RESPONSE_ACCEPTED',
+    ]);
+    expect(lines.filter((l) => l.type.startsWith('receipt.')).map((l) => l.type)).toEqual(['receipt.consent', 'receipt.business']);
+    const text = readFileSync(file, 'utf8');
+    for (const secretish of ['code_challenge=', 'state=9d1f7c2b', 'client_id=']) expect(text).not.toContain(secretish);
   });
 });
 
