@@ -51,6 +51,8 @@ interface Entry {
   readonly server: ServerIdentity;
   readonly lineage: Lineage | null;
   consent: ConsentReceipt | null;
+  /** Settles when the consent receipt is in the ledger; rejects when it could not be written. */
+  consentDurable: Promise<void>;
   opened: boolean;
 }
 
@@ -92,7 +94,7 @@ export class FlowBook {
       },
       this.#deps,
     );
-    const entry: Entry = { record, flow: createFlow(record.id, record.createdAt), nonce: this.#revoked ? null : stateNonce, url: input.url, message: input.message, analysis: input.analysis, server: input.server, lineage: input.lineage, consent: null, opened: false };
+    const entry: Entry = { record, flow: createFlow(record.id, record.createdAt), nonce: this.#revoked ? null : stateNonce, url: input.url, message: input.message, analysis: input.analysis, server: input.server, lineage: input.lineage, consent: null, consentDurable: Promise.resolve(), opened: false };
     this.#entries.delete(input.elicitationId);
     this.#entries.set(input.elicitationId, entry);
     this.#evict();
@@ -114,7 +116,8 @@ export class FlowBook {
     const entry = this.#require(elicitationId);
     if (entry.consent !== null) throw new GuardError(GuardCode.illegalTransition, `elicitation ${entry.record.id} already has a consent decision (${entry.consent.decision})`);
     const receipt = this.#consent(entry, decision, shown ?? { display: entry.analysis.display, findings: entry.analysis.findings, message: entry.message });
-    await this.flush();
+    // Rejects when the receipt could not be written: then nothing may be opened.
+    await entry.consentDurable;
     if (decision !== 'accept' || entry.nonce === null) return null;
     return { receipt, nonce: entry.nonce };
   }
@@ -127,10 +130,16 @@ export class FlowBook {
     if (entry.opened) throw new GuardError(GuardCode.illegalTransition, 'this navigation was already opened');
     if (this.#revoked || entry.nonce === null) throw new GuardError(GuardCode.issuingStopped, 'URL elicitations are stopped: pending navigations were revoked');
     if (!matchesStateNonce(entry.record, ticket.nonce)) throw new GuardError(GuardCode.illegalTransition, 'the ticket does not open this navigation');
-    await this.flush();
+    await entry.consentDurable;
     entry.opened = true;
     entry.nonce = null;
-    await opener(entry.url);
+    try {
+      await opener(entry.url);
+    } catch (error) {
+      if (entry.flow.state === 'NAVIGATION_ACCEPTED') this.#move(entry, 'CANCELLED', 'open-failed');
+      if (entry.lineage !== null) entry.lineage.refused = true;
+      throw error;
+    }
     if (entry.flow.state === 'NAVIGATION_ACCEPTED') this.#move(entry, 'OUT_OF_BAND_PENDING', 'navigation-opened');
   }
 
@@ -211,6 +220,14 @@ export class FlowBook {
     }
   }
 
+  /** The server withdrew the elicitation (`notifications/cancelled`) while the user was reviewing it. */
+  serverCancelled(elicitationId: string): void {
+    const entry = this.#entries.get(elicitationId);
+    if (entry === undefined || entry.flow.state !== 'USER_REVIEW') return;
+    this.#move(entry, 'CANCELLED', 'server-cancelled');
+    entry.nonce = null;
+  }
+
   /** Rollback: pending nonces are revoked; flows stay as they are, neither failed nor succeeded. */
   revokeAll(): void {
     this.#revoked = true;
@@ -221,7 +238,9 @@ export class FlowBook {
     const views: FlowView[] = [];
     for (const entry of this.#entries.values()) {
       this.#expire(entry);
-      if (LIVE.has(entry.flow.state)) views.push(this.#view(entry));
+      // A flow without an original operation ends at REQUIREMENT_VERIFIED: nothing waits for it.
+      const done = entry.flow.state === 'REQUIREMENT_VERIFIED' && entry.lineage === null;
+      if (LIVE.has(entry.flow.state) && !done) views.push(this.#view(entry));
     }
     return views;
   }
@@ -253,7 +272,7 @@ export class FlowBook {
     const receipt = createConsentReceipt({ navigationId: entry.record.id, shown, decision }, this.#deps);
     entry.consent = receipt;
     entry.lineage?.consentReceiptIds.push(receipt.id);
-    this.#write((ledger) => ledger.putConsentReceipt(receipt));
+    entry.consentDurable = this.#writeStrict((ledger) => ledger.putConsentReceipt(receipt));
     this.#onNote({ receipt });
     if (decision === 'accept') this.#move(entry, 'NAVIGATION_ACCEPTED', 'user-accepted');
     else {
@@ -313,6 +332,20 @@ export class FlowBook {
       if (this.#entries.size <= max) break;
       this.#entries.delete(id);
     }
+  }
+
+  /** Queues a write and returns its own outcome (the queue goes on either way). */
+  #writeStrict(op: (ledger: Ledger) => Promise<unknown>): Promise<void> {
+    const ledger = this.#ledger;
+    if (ledger === null) return Promise.resolve();
+    const outcome = this.#writes.then(() => op(ledger)).then(
+      () => undefined,
+      (error: unknown) => {
+        throw GuardError.is(error) ? error : new GuardError(GuardCode.ledgerUnavailable, `ledger write failed: ${(error as Error)?.message ?? String(error)}`);
+      },
+    );
+    this.#writes = outcome.catch((error: unknown) => this.#onWriteError(error));
+    return outcome;
   }
 
   #write(op: (ledger: Ledger) => Promise<unknown>): void {

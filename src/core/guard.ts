@@ -435,7 +435,10 @@ class GuardCore implements Guard {
     const requestId = notification.params?.requestId;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
     const pending = this.#session.serverElicitations.take(requestId);
-    if (pending?.elicitationId != null) this.#session.completions.finish(pending.elicitationId);
+    if (pending?.elicitationId != null) {
+      this.#session.completions.finish(pending.elicitationId);
+      this.#flows.serverCancelled(pending.elicitationId);
+    }
   }
 
   #onServerResponse(response: JsonRpcResult | JsonRpcError): Decision {

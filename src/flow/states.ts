@@ -27,6 +27,9 @@
  *   waits again (→ OUT_OF_BAND_PENDING), says they have finished or the server answered
  *   (→ REQUIREMENT_VERIFIED), or gives up (→ CANCELLED).
  *
+ * - Out of NAVIGATION_ACCEPTED without navigating: the opener failed (`open-failed`) or the user gave
+ *   up before anything was opened (`user-cancelled`) → CANCELLED, so no accepted flow is ever stuck.
+ *
  * Terminal: DECLINED, CANCELLED, ORIGINAL_RESPONSE_ACCEPTED, RETRY_RESPONSE_ACCEPTED. EXPIRED is
  * not terminal: it waits for manual recovery, so a pending flow can always be taken up again.
  */
@@ -83,6 +86,8 @@ export const FLOW_TRIGGERS = Object.freeze([
   'client-retry',
   /** The server's answer to that retry. */
   'retry-response',
+  /** The opener could not hand the URL to a browser: nothing was opened, the flow ends. */
+  'open-failed',
 ] as const);
 
 export type FlowTrigger = (typeof FLOW_TRIGGERS)[number];
@@ -105,7 +110,7 @@ export const TRANSITION_TRIGGERS: EdgeTable = deepFreeze({
     CANCELLED: ['user-cancelled', 'server-cancelled'],
     NAVIGATION_ACCEPTED: ['user-accepted'],
   },
-  NAVIGATION_ACCEPTED: { OUT_OF_BAND_PENDING: ['navigation-opened'] },
+  NAVIGATION_ACCEPTED: { OUT_OF_BAND_PENDING: ['navigation-opened'], CANCELLED: ['open-failed', 'user-cancelled'] },
   OUT_OF_BAND_PENDING: {
     COMPLETION_NOTIFIED: ['completion-notice'],
     EXPIRED: ['ttl-expired'],

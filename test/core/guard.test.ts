@@ -339,6 +339,45 @@ describe('URL-mode lifecycle in the core', () => {
     expect(await guard.recordConsent('o2', 'decline')).toBeNull();
   });
 
+  it('ends a flow whose opener fails in CANCELLED, and one the server withdraws during review', async () => {
+    const guard = createGuard();
+    handshake(guard, { url: {} });
+    guard.inbound(urlRequest(62, OAUTH_URL, 'broken'));
+    const ticket = await guard.recordConsent('broken', 'accept');
+    await expect(
+      guard.openUrl(ticket!, () => {
+        throw new Error('no browser');
+      }),
+    ).rejects.toThrow('no browser');
+    expect(guard.flow('broken')?.state).toBe('CANCELLED');
+    guard.inbound(urlRequest(63, OAUTH_URL, 'withdrawn'));
+    guard.inbound({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 63, reason: 'timeout' } });
+    expect(guard.flow('withdrawn')?.state).toBe('CANCELLED');
+    expect(guard.pendingFlows()).toEqual([]);
+  });
+
+  it('refuses to hand out a ticket when the consent receipt could not be written', async () => {
+    const ledger = new MemoryLedger();
+    ledger.putConsentReceipt = async () => {
+      throw new Error('disk full');
+    };
+    const guard = createGuard({ ledger });
+    handshake(guard, { url: {} });
+    guard.inbound(urlRequest(64, OAUTH_URL, 'lost'));
+    await expect(guard.recordConsent('lost', 'accept')).rejects.toMatchObject({ code: 'E_LEDGER_UNAVAILABLE' });
+  });
+
+  it('stops listing a standalone flow once the user confirmed it', async () => {
+    const guard = createGuard();
+    handshake(guard, { url: {} });
+    guard.inbound(urlRequest(65, OAUTH_URL, 'alone'));
+    const ticket = await guard.recordConsent('alone', 'accept');
+    await guard.openUrl(ticket!, () => {});
+    expect(guard.pendingFlows().map((f) => f.state)).toEqual(['OUT_OF_BAND_PENDING']);
+    expect(guard.confirmFlow('alone').state).toBe('REQUIREMENT_VERIFIED');
+    expect(guard.pendingFlows()).toEqual([]);
+  });
+
   it('revokes pending navigations in rollback mode and keeps the flows', async () => {
     const guard = createGuard({ policy: { issuing: 'stopped' } });
     handshake(guard, { url: {} });

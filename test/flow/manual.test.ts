@@ -14,7 +14,7 @@ describe('manual controls', () => {
 
   it('cancel ends every live flow in CANCELLED, through the table only', () => {
     const cancellable = FLOW_STATES.filter((s) => cancelSteps(s) !== null);
-    expect(cancellable.sort()).toEqual(['EXPIRED', 'OUT_OF_BAND_PENDING', 'USER_RETRY', 'USER_REVIEW']);
+    expect(cancellable.sort()).toEqual(['EXPIRED', 'NAVIGATION_ACCEPTED', 'OUT_OF_BAND_PENDING', 'USER_RETRY', 'USER_REVIEW']);
     for (const state of cancellable) expect(apply(state, cancelSteps(state)!)).toBe('CANCELLED');
     expect(cancelSteps('OUT_OF_BAND_PENDING')).toEqual([
       { to: 'USER_RETRY', trigger: 'manual-recovery' },

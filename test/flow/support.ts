@@ -62,7 +62,7 @@ export function businessInput(overrides: Partial<BusinessInput> = {}): BusinessI
 export const DESIGNED_TRIGGERS: Record<FlowState, Partial<Record<FlowState, readonly FlowTrigger[]>>> = {
   CREATED: { USER_REVIEW: ['presented'] },
   USER_REVIEW: { DECLINED: ['user-declined'], CANCELLED: ['user-cancelled', 'server-cancelled'], NAVIGATION_ACCEPTED: ['user-accepted'] },
-  NAVIGATION_ACCEPTED: { OUT_OF_BAND_PENDING: ['navigation-opened'] },
+  NAVIGATION_ACCEPTED: { OUT_OF_BAND_PENDING: ['navigation-opened'], CANCELLED: ['open-failed', 'user-cancelled'] },
   OUT_OF_BAND_PENDING: {
     COMPLETION_NOTIFIED: ['completion-notice'],
     EXPIRED: ['ttl-expired'],
