@@ -5,6 +5,11 @@
  *
  * At most one business receipt per lineage key is a UNIQUE constraint of the file, not a check
  * in memory: it holds for any number of guard instances (connections) sharing the file.
+ *
+ * Writes are group-committed (see group-commit.ts): every write submitted in one event-loop turn
+ * goes into one `BEGIN IMMEDIATE` transaction, in call order, each in its own savepoint, so one
+ * fsync covers the group and a write that fails on its own (a duplicate id, an unknown navigation)
+ * is undone and answered alone. A write's promise settles only after that transaction committed.
  */
 import type Database from 'better-sqlite3';
 import {
@@ -20,13 +25,22 @@ import {
 import { isFlowState, isFlowTrigger, transition, type Flow, type FlowState, type FlowTrigger } from '../flow/states.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { checkMove, checkQuery, closedError, duplicateRecord, unknownNavigation } from './checks.js';
+import { GroupCommitter, type GroupCommitStats, type Settled } from './group-commit.js';
 import { migrate, schemaVersion } from './migrations.js';
 import type { AcceptOutcome, FlowTransition, FlowUpdate, Ledger, NavigationQuery, StoredNavigation } from './types.js';
 
 export interface SqliteLedgerOptions {
   /** How long a write waits for another connection's lock before failing (default 5000 ms). */
   readonly busyTimeoutMs?: number;
+  /**
+   * At most this many writes per transaction (default 256). A burst larger than this is written
+   * as several transactions, so no caller waits behind the whole burst and the write lock is
+   * never held for long.
+   */
+  readonly maxGroupSize?: number;
 }
+
+export const DEFAULT_MAX_GROUP_SIZE = 256;
 
 export interface SqliteLedgerSettings {
   readonly path: string;
@@ -94,6 +108,8 @@ export class SqliteLedger implements Ledger {
   readonly #db: Db;
   readonly #path: string;
   readonly #sql: Statements;
+  readonly #writes: GroupCommitter;
+  // Each runs in a savepoint of the group's transaction: a write that throws is undone alone.
   readonly #accept: (receipt: BusinessReceipt) => AcceptOutcome;
   readonly #acceptMany: (receipts: readonly BusinessReceipt[]) => AcceptOutcome[];
   readonly #update: (id: string, from: FlowState, to: FlowState, trigger: FlowTrigger, at: number) => FlowUpdate;
@@ -101,7 +117,7 @@ export class SqliteLedger implements Ledger {
   readonly #putConsent: (receipt: ConsentReceipt) => void;
   #closed = false;
 
-  private constructor(db: Db, path: string) {
+  private constructor(db: Db, path: string, maxGroupSize: number) {
     this.#db = db;
     this.#path = path;
     const sql = prepare(db);
@@ -110,40 +126,64 @@ export class SqliteLedger implements Ledger {
       const { session, kind, originalRequestDigest } = receipt.lineage;
       const inserted = sql.insertBusiness.run(receipt.id, session, kind, originalRequestDigest, receipt.at, JSON.stringify(receipt));
       if (inserted.changes === 1) return { accepted: true };
+      // Reads this transaction's own earlier writes too: a second receipt for a lineage in the same group sees the first.
       const row = sql.getBusiness.get(session, kind, originalRequestDigest);
       if (row === undefined) throw corrupt('a business receipt conflicted but cannot be read back');
       return { accepted: false, existing: parseStored(parseBusinessReceipt, row.record) };
     };
-    // IMMEDIATE takes the write lock at BEGIN, so a second connection waits instead of failing mid-way.
-    this.#accept = guarded(db.transaction(acceptOne).immediate, 'business receipt');
-    this.#acceptMany = guarded(db.transaction((receipts: readonly BusinessReceipt[]) => receipts.map(acceptOne)).immediate, 'business receipt');
-    this.#putNavigation = guarded(
-      db.transaction((record: NavigationRecord) => {
+    this.#accept = db.transaction((receipt: BusinessReceipt) => {
+      try {
+        return acceptOne(receipt);
+      } catch (error) {
+        if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('business receipt', receipt.id);
+        throw error;
+      }
+    });
+    this.#acceptMany = db.transaction((receipts: readonly BusinessReceipt[]) => {
+      try {
+        return receipts.map(acceptOne);
+      } catch (error) {
+        if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw new GuardError(GuardCode.duplicateRecord, 'a business receipt id in the batch is already in the ledger');
+        throw error;
+      }
+    });
+    this.#putNavigation = db.transaction((record: NavigationRecord) => {
+      try {
         sql.insertNavigation.run(record.id, record.elicitationId, record.server.key, 'CREATED', record.createdAt, record.expiresAt, record.createdAt, JSON.stringify(record));
-        sql.insertTransition.run(record.id, null, 'CREATED', null, record.createdAt);
-      }).immediate,
-      'navigation record',
-    );
-    this.#putConsent = guarded(
-      db.transaction((receipt: ConsentReceipt) => {
-        if (sql.navigationExists.get(receipt.navigationId) === undefined) throw unknownNavigation(receipt.navigationId);
+      } catch (error) {
+        if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('navigation record', record.id);
+        throw error;
+      }
+      sql.insertTransition.run(record.id, null, 'CREATED', null, record.createdAt);
+    });
+    this.#putConsent = db.transaction((receipt: ConsentReceipt) => {
+      if (sql.navigationExists.get(receipt.navigationId) === undefined) throw unknownNavigation(receipt.navigationId);
+      try {
         sql.insertConsent.run(receipt.id, receipt.navigationId, receipt.decision, receipt.at, JSON.stringify(receipt));
-      }).immediate,
-      'consent receipt',
-    );
-    this.#update = guarded(
-      db.transaction((id: string, from: FlowState, to: FlowState, trigger: FlowTrigger, at: number): FlowUpdate => {
-        const row = sql.getNavigation.get(id);
-        if (row === undefined) return { updated: false, reason: 'unknown-navigation', current: null };
-        const current = flowOf(row);
-        if (current.state !== from) return { updated: false, reason: 'state-conflict', current };
-        const next = transition(current, to, trigger, at);
-        sql.setState.run(to, trigger, at, id, from);
-        sql.insertTransition.run(id, from, to, trigger, at);
-        return { updated: true, flow: next };
-      }).immediate,
-      'flow',
-    );
+      } catch (error) {
+        if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('consent receipt', receipt.id);
+        throw error;
+      }
+    });
+    this.#update = db.transaction((id: string, from: FlowState, to: FlowState, trigger: FlowTrigger, at: number): FlowUpdate => {
+      const row = sql.getNavigation.get(id);
+      if (row === undefined) return { updated: false, reason: 'unknown-navigation', current: null };
+      const current = flowOf(row);
+      if (current.state !== from) return { updated: false, reason: 'state-conflict', current };
+      const next = transition(current, to, trigger, at);
+      sql.setState.run(to, trigger, at, id, from);
+      sql.insertTransition.run(id, from, to, trigger, at);
+      return { updated: true, flow: next };
+    });
+    // IMMEDIATE takes the write lock at BEGIN, so a second connection waits instead of failing mid-way.
+    const commitGroup = db.transaction((writes: readonly (() => unknown)[]): Settled[] => writes.map(runOwnWrite)).immediate;
+    this.#writes = new GroupCommitter((writes) => {
+      try {
+        return commitGroup(writes);
+      } catch (error) {
+        throw groupFailure(error, writes.length);
+      }
+    }, maxGroupSize);
   }
 
   /**
@@ -153,14 +193,16 @@ export class SqliteLedger implements Ledger {
    * @example const ledger = await SqliteLedger.open('/var/lib/app/ledger.sqlite')
    */
   static async open(path: string, options: SqliteLedgerOptions = {}): Promise<SqliteLedger> {
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new GuardError(GuardCode.recordInvalid, 'busyTimeoutMs must be a non-negative integer');
+    const maxGroupSize = options.maxGroupSize ?? DEFAULT_MAX_GROUP_SIZE;
+    if (!Number.isSafeInteger(maxGroupSize) || maxGroupSize < 1) throw new GuardError(GuardCode.recordInvalid, 'maxGroupSize must be a positive integer');
     let Driver: typeof Database;
     try {
       Driver = (await import('better-sqlite3')).default;
     } catch (error) {
       throw new GuardError(GuardCode.ledgerUnavailable, `the SQLite ledger needs the optional dependency better-sqlite3 (npm install better-sqlite3): ${(error as Error).message}`);
     }
-    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new GuardError(GuardCode.recordInvalid, 'busyTimeoutMs must be a non-negative integer');
     let db: Db;
     try {
       db = new Driver(path, { timeout: busyTimeoutMs });
@@ -170,7 +212,7 @@ export class SqliteLedger implements Ledger {
     try {
       configure(db);
       migrate(db);
-      return new SqliteLedger(db, path);
+      return new SqliteLedger(db, path, maxGroupSize);
     } catch (error) {
       db.close();
       if (GuardError.is(error)) throw error;
@@ -181,12 +223,7 @@ export class SqliteLedger implements Ledger {
   async putNavigation(record: NavigationRecord): Promise<StoredNavigation> {
     this.#open();
     const checked = parseNavigationRecord(record);
-    try {
-      this.#putNavigation(checked);
-    } catch (error) {
-      if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('navigation record', checked.id);
-      throw error;
-    }
+    await this.#writes.submit(() => this.#putNavigation(checked));
     return Object.freeze({ record: checked, flow: Object.freeze({ id: checked.id, state: 'CREATED', trigger: null, createdAt: checked.createdAt, updatedAt: checked.createdAt }) });
   }
 
@@ -206,7 +243,7 @@ export class SqliteLedger implements Ledger {
   async updateFlowState(id: string, from: FlowState, to: FlowState, trigger: FlowTrigger, at: number): Promise<FlowUpdate> {
     this.#open();
     checkMove(from, to, trigger, at);
-    return this.#update(id, from, to, trigger, at);
+    return this.#writes.submit(() => this.#update(id, from, to, trigger, at));
   }
 
   async listTransitions(navigationId: string): Promise<readonly FlowTransition[]> {
@@ -217,12 +254,7 @@ export class SqliteLedger implements Ledger {
   async putConsentReceipt(receipt: ConsentReceipt): Promise<void> {
     this.#open();
     const checked = parseConsentReceipt(receipt);
-    try {
-      this.#putConsent(checked);
-    } catch (error) {
-      if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('consent receipt', checked.id);
-      throw error;
-    }
+    await this.#writes.submit(() => this.#putConsent(checked));
   }
 
   async listConsentReceipts(navigationId: string): Promise<readonly ConsentReceipt[]> {
@@ -230,30 +262,27 @@ export class SqliteLedger implements Ledger {
     return Object.freeze(this.#sql.listConsents.all(navigationId).map((row) => parseStored(parseConsentReceipt, row.record)));
   }
 
+  /**
+   * Resolves once the transaction holding the receipt has committed (and been fsynced). Receipts
+   * submitted in the same event-loop turn share that transaction and are decided in call order:
+   * of two for one lineage, the first is accepted and the second answered with the first.
+   * Rejects with `E_DUPLICATE_RECORD` (a known receipt id) for this receipt alone; with
+   * `E_LEDGER_UNAVAILABLE` for every receipt of the group when the transaction itself failed.
+   */
   async acceptBusinessReceipt(receipt: BusinessReceipt): Promise<AcceptOutcome> {
     this.#open();
     const checked = parseBusinessReceipt(receipt);
-    try {
-      return this.#accept(checked);
-    } catch (error) {
-      if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('business receipt', checked.id);
-      throw error;
-    }
+    return this.#writes.submit(() => this.#accept(checked));
   }
 
   /**
-   * Accepts several receipts in one transaction (one fsync): each gets the outcome it would get
-   * alone, in order. All or nothing: if one fails (a duplicate receipt id), none is stored.
+   * Accepts several receipts as one write: each gets the outcome it would get alone, in order.
+   * All or nothing: if one fails (a duplicate receipt id), none is stored.
    */
   async acceptBusinessReceipts(receipts: readonly BusinessReceipt[]): Promise<readonly AcceptOutcome[]> {
     this.#open();
     const checked = receipts.map(parseBusinessReceipt);
-    try {
-      return Object.freeze(this.#acceptMany(checked));
-    } catch (error) {
-      if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw new GuardError(GuardCode.duplicateRecord, 'a business receipt id in the batch is already in the ledger');
-      throw error;
-    }
+    return Object.freeze(await this.#writes.submit(() => this.#acceptMany(checked)));
   }
 
   async getBusinessReceipt(key: LineageKey): Promise<BusinessReceipt | null> {
@@ -276,15 +305,53 @@ export class SqliteLedger implements Ledger {
     });
   }
 
+  /** How the writes of this connection were grouped so far (for diagnostics, tests and the benchmark). */
+  writeStats(): GroupCommitStats {
+    return this.#writes.stats();
+  }
+
+  /** Writes what is still queued (each caller gets its answer), then closes the file. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#writes.drain();
     this.#db.close();
   }
 
   #open(): void {
     if (this.#closed) throw closedError();
   }
+}
+
+/**
+ * One write of a group, in its savepoint. A GuardError or a constraint violation belongs to this
+ * write alone: SQLite has undone only the statement (and the savepoint the rest of the write), the
+ * transaction is intact, so the group goes on. Anything else (busy, I/O, disk full, a bug) fails
+ * the group.
+ */
+function runOwnWrite(write: () => unknown): Settled {
+  try {
+    return { ok: true, value: write() };
+  } catch (error) {
+    if (GuardError.is(error)) return { ok: false, error };
+    if (isConstraintError(error)) return { ok: false, error: new GuardError(GuardCode.ledgerUnavailable, `the ledger refused a write (${(error as { code: string }).code})`) };
+    throw error;
+  }
+}
+
+/**
+ * SQLite's own failures (busy, I/O, corruption) surface as one GuardError for every caller in the
+ * group. The transaction was rolled back; only when COMMIT itself failed on I/O can a write have
+ * reached the disk regardless, which a caller re-submitting the same receipt then learns from
+ * `{ accepted: false, existing }` carrying its own receipt id.
+ */
+function groupFailure(error: unknown, writes: number): GuardError {
+  if (GuardError.is(error)) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return new GuardError(
+    GuardCode.ledgerUnavailable,
+    `the ledger could not commit a group of ${writes} write${writes === 1 ? '' : 's'} (${typeof code === 'string' ? code : 'error'}): ${(error as Error).message}`,
+  );
 }
 
 function configure(db: Db): void {
@@ -294,21 +361,13 @@ function configure(db: Db): void {
   db.pragma('foreign_keys = ON');
 }
 
-/** Wraps a transaction so SQLite's own failures (busy, I/O, corruption) surface as GuardErrors. */
-function guarded<A extends unknown[], R>(run: (...args: A) => R, what: string): (...args: A) => R {
-  return (...args: A): R => {
-    try {
-      return run(...args);
-    } catch (error) {
-      if (GuardError.is(error) || isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw error;
-      const code = (error as { code?: unknown }).code;
-      throw new GuardError(GuardCode.ledgerUnavailable, `the ledger could not write a ${what} (${typeof code === 'string' ? code : 'error'}): ${(error as Error).message}`);
-    }
-  };
-}
-
 function isConstraint(error: unknown, code: string): boolean {
   return (error as { code?: unknown } | null)?.code === code;
+}
+
+function isConstraintError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
 }
 
 function corrupt(message: string): GuardError {

@@ -36,6 +36,10 @@ export interface NavigationQuery {
  * Durable storage for URL-mode records. Every write is atomic; `updateFlowState` is a
  * compare-and-set; `acceptBusinessReceipt` accepts at most one receipt per lineage key, ever,
  * even across processes sharing one store.
+ *
+ * Writes take effect in call order, also when the caller does not await one before making the
+ * next; a write's promise resolves once the write is stored (for a durable store: committed), and
+ * reads made after that see it. A write that fails fails alone, unless the store itself fails.
  */
 export interface Ledger {
   /** Stores a new navigation record with its flow in `CREATED`. Throws `E_DUPLICATE_RECORD` on a known id. */

@@ -237,6 +237,12 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
         for (const o of outcomes) if (!o.accepted) expect(o.existing).toEqual(winner);
       });
 
+      it('decides receipts for one lineage made without awaiting in call order: the first is accepted', async () => {
+        const receipts = Array.from({ length: 5 }, (_, i) => createBusinessReceipt(businessInput({ requestId: i }), deps));
+        const outcomes = await Promise.all(receipts.map((r) => ledger.acceptBusinessReceipt(r)));
+        expect(outcomes).toEqual([{ accepted: true }, ...receipts.slice(1).map(() => ({ accepted: false, existing: receipts[0] }))]);
+      });
+
       it('refuses a known receipt id on another lineage', async () => {
         const receipt = createBusinessReceipt(businessInput(), deps);
         await ledger.acceptBusinessReceipt(receipt);
@@ -249,6 +255,40 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
         const receipt = createBusinessReceipt(businessInput(), deps);
         expect(await codeOf(() => ledger.acceptBusinessReceipt({ ...receipt, retryGeneration: -1 }))).toBe('E_RECORD_INVALID');
         expect(await ledger.getBusinessReceipt(receipt.lineage)).toBeNull();
+      });
+    });
+
+    describe('ordering', () => {
+      it('applies writes made without awaiting in call order, and shows each to reads once its promise has resolved', async () => {
+        const record = newNavigation();
+        const consent = createConsentReceipt({ navigationId: record.id, shown, decision: 'accept' }, deps);
+        const receipt = createBusinessReceipt(businessInput(), deps);
+        const [put, moved, , accepted] = await Promise.all([
+          ledger.putNavigation(record),
+          ledger.updateFlowState(record.id, 'CREATED', 'USER_REVIEW', 'presented', deps.advance(1)),
+          ledger.putConsentReceipt(consent),
+          ledger.acceptBusinessReceipt(receipt),
+        ]);
+        expect(put.flow.state).toBe('CREATED');
+        expect(moved).toMatchObject({ updated: true, flow: { state: 'USER_REVIEW' } });
+        expect(accepted).toEqual({ accepted: true });
+        expect((await ledger.getNavigation(record.id))!.flow.state).toBe('USER_REVIEW');
+        expect(await ledger.listConsentReceipts(record.id)).toEqual([consent]);
+        expect(await ledger.getBusinessReceipt(receipt.lineage)).toEqual(receipt);
+      });
+
+      it('fails a write made without awaiting alone when an earlier one it needs failed', async () => {
+        const record = newNavigation();
+        const tampered = { ...record, target: { ...record.target, urlDigest: 'not-a-digest' } } as NavigationRecord;
+        const consent = createConsentReceipt({ navigationId: record.id, shown, decision: 'accept' }, deps);
+        const receipt = createBusinessReceipt(businessInput(), deps);
+        const results = await Promise.allSettled([ledger.putNavigation(tampered), ledger.putConsentReceipt(consent), ledger.acceptBusinessReceipt(receipt)]);
+        expect(results.map((r) => (r.status === 'fulfilled' ? 'fulfilled' : GuardError.is(r.reason) ? r.reason.code : 'not a GuardError'))).toEqual([
+          'E_RECORD_INVALID',
+          'E_UNKNOWN_NAVIGATION',
+          'fulfilled',
+        ]);
+        expect(await ledger.getBusinessReceipt(receipt.lineage)).toEqual(receipt);
       });
     });
 

@@ -26,7 +26,7 @@ type Report =
   | { op: 'ready' | 'done' }
   | { op: 'state'; id: string; index: number; state: FlowState }
   | { op: 'consent'; id: string; navigationId: string }
-  | { op: 'business'; id: string; original: string };
+  | { op: 'business'; id: string; original: string; largestGroup: number };
 
 /** Runs the writer until it has reported enough, then kills it with SIGKILL. */
 function runAndKill(file: string, enough: (reports: readonly Report[]) => boolean): Promise<{ reports: Report[]; signal: NodeJS.Signals | null; stderr: string }> {
@@ -65,6 +65,8 @@ describe('SqliteLedger crash safety', () => {
     expect(stderr).toBe('');
     expect(signal).toBe('SIGKILL');
     expect(reports.some((r) => r.op === 'done')).toBe(false);
+    // The writer's concurrent flows shared transactions: what it reported came from groups, not lone commits.
+    expect(Math.max(...reports.map((r) => (r.op === 'business' ? r.largestGroup : 0)))).toBeGreaterThan(1);
 
     const raw = new Database(file);
     expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');

@@ -11,7 +11,7 @@ const LINEAGES = 400;
 
 interface Racer {
   readonly ready: Promise<void>;
-  readonly result: Promise<{ worker: string; won: number[] }>;
+  readonly result: Promise<{ worker: string; won: number[]; largestGroup: number }>;
   go(): void;
 }
 
@@ -26,11 +26,11 @@ function racer(file: string, worker: string): Racer {
     if (stdout.startsWith('ready\n')) signalReady();
   });
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const result = new Promise<{ worker: string; won: number[] }>((resolve, reject) => {
+  const result = new Promise<{ worker: string; won: number[]; largestGroup: number }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
       signalReady();
-      if (code === 0) resolve(JSON.parse(stdout.slice('ready\n'.length)) as { worker: string; won: number[] });
+      if (code === 0) resolve(JSON.parse(stdout.slice('ready\n'.length)) as { worker: string; won: number[]; largestGroup: number });
       else reject(new Error(`worker ${worker} exited ${code}: ${stderr}`));
     });
   });
@@ -52,6 +52,8 @@ describe('two guard instances on one SQLite file', () => {
     await Promise.all(racers.map((r) => r.ready));
     for (const r of racers) r.go();
     const results = await Promise.all(racers.map((r) => r.result));
+    // Each process wrote groups, so the UNIQUE constraint was contended by multi-receipt transactions.
+    for (const r of results) expect(r.largestGroup, r.worker).toBeGreaterThan(1);
     const wins = results.flatMap((r) => r.won);
     expect(wins.sort((x, y) => x - y)).toEqual(Array.from({ length: LINEAGES }, (_, i) => i));
 
