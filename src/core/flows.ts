@@ -3,8 +3,8 @@
  * lifecycle table, its consent receipt, and the lineage it belongs to. State lives here, in memory
  * and bounded; every record, move and receipt is also written, in order, to the ledger.
  *
- * Ledger writes are queued behind each other and do not hold up messages, except where durability
- * is the point: a consent receipt is durable before anything is opened, and a business receipt is
+ * Ledger writes are issued in order and do not hold up messages, except where durability is the
+ * point: a consent receipt is durable before anything is opened, and a business receipt is
  * durable before the answer it accepts is delivered.
  */
 import type { ServerIdentity } from '../audit/events.js';
@@ -67,7 +67,8 @@ export class FlowBook {
   readonly #ledger: Ledger | null;
   readonly #onWriteError: (error: unknown) => void;
   readonly #onNote: (note: FlowNote) => void;
-  #writes: Promise<void> = Promise.resolve();
+  /** Ledger writes not yet settled (each one already handles its own failure). */
+  readonly #inFlight = new Set<Promise<void>>();
   #revoked = false;
 
   constructor(options: { policy: Policy; deps: RecordDeps; ledger: Ledger | null; onWriteError: (error: unknown) => void; onNote: (note: FlowNote) => void }) {
@@ -250,22 +251,22 @@ export class FlowBook {
     return entry === undefined ? null : this.#view(entry);
   }
 
-  /** Queues a business receipt and resolves with the ledger's word on it (durable, at most once per lineage). */
+  /** Writes a business receipt and resolves with the ledger's word on it (durable, at most once per lineage). */
   acceptBusiness(receipt: BusinessReceipt): Promise<boolean> {
     this.#onNote({ receipt });
     const ledger = this.#ledger;
     if (ledger === null) return Promise.resolve(true);
-    const outcome = this.#writes.then(() => ledger.acceptBusinessReceipt(receipt));
-    this.#writes = outcome.then(
+    const outcome = ledger.acceptBusinessReceipt(receipt).then((o) => o.accepted);
+    this.#track(outcome.then(
       () => undefined,
       (error: unknown) => this.#onWriteError(error),
-    );
-    return outcome.then((o) => o.accepted);
+    ));
+    return outcome;
   }
 
-  /** Resolves when every write queued so far is done. */
-  flush(): Promise<void> {
-    return this.#writes;
+  /** Resolves when every write issued so far is done. */
+  async flush(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
   #consent(entry: Entry, decision: ConsentDecision, shown: ShownToUser): ConsentReceipt {
@@ -334,25 +335,34 @@ export class FlowBook {
     }
   }
 
-  /** Queues a write and returns its own outcome (the queue goes on either way). */
+  /**
+   * Issues a write and returns its own outcome. Writes are not chained here: the ledger applies
+   * them in call order (the SQLite ledger commits the writes of one event-loop turn together).
+   */
   #writeStrict(op: (ledger: Ledger) => Promise<unknown>): Promise<void> {
     const ledger = this.#ledger;
     if (ledger === null) return Promise.resolve();
-    const outcome = this.#writes.then(() => op(ledger)).then(
+    const outcome = op(ledger).then(
       () => undefined,
       (error: unknown) => {
         throw GuardError.is(error) ? error : new GuardError(GuardCode.ledgerUnavailable, `ledger write failed: ${(error as Error)?.message ?? String(error)}`);
       },
     );
-    this.#writes = outcome.catch((error: unknown) => this.#onWriteError(error));
+    this.#track(outcome.catch((error: unknown) => this.#onWriteError(error)));
     return outcome;
   }
 
   #write(op: (ledger: Ledger) => Promise<unknown>): void {
     const ledger = this.#ledger;
     if (ledger === null) return;
-    this.#writes = this.#writes.then(
-      () => op(ledger).then(() => undefined),
-    ).catch((error: unknown) => this.#onWriteError(error));
+    this.#track(op(ledger).then(
+      () => undefined,
+      (error: unknown) => this.#onWriteError(error),
+    ));
+  }
+
+  #track(write: Promise<void>): void {
+    this.#inFlight.add(write);
+    void write.then(() => this.#inFlight.delete(write));
   }
 }

@@ -10,7 +10,9 @@ import { createAuditLog } from '../../src/audit/log.js';
 import { guardTransport } from '../../src/adapters/sdk/transport.js';
 import type { GuardEvent } from '../../src/audit/events.js';
 import { createGuard, type Guard } from '../../src/core/guard.js';
+import Database from 'better-sqlite3';
 import { MemoryLedger } from '../../src/ledger/memory.js';
+import { SqliteLedger } from '../../src/ledger/sqlite.js';
 
 const CONNECT_URL = 'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
 const PAY_URL = 'https://checkout.stripe.com/c/pay/cs_test_a1B2c3D4e5F6g7H8i9J0';
@@ -116,6 +118,32 @@ describe('nested lineage: a URL elicitation inside tools/call', () => {
     await expect(client.callTool({ name: 'connect', arguments: { account: 'octocat' } })).resolves.toMatchObject({ content: [{ text: 'connected' }] });
     expect(guard.flow('connect-2')?.state).toBe('ORIGINAL_RESPONSE_ACCEPTED');
     expect(operations().connect).toBe(2);
+  });
+});
+
+describe('with a SQLite ledger', () => {
+  it('delivers the original answer only after its business receipt is durable', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'meg-lineage-db-')), 'ledger.sqlite');
+    const ledger = await SqliteLedger.open(file);
+    closers.push(() => ledger.close());
+    const guard = createGuard({ ledger });
+    const { client, finishOutOfBand } = await connect(guard);
+    const original = client.callTool({ name: 'connect', arguments: { account: 'octocat' } });
+    await vi.waitFor(() => expect(guard.flow('connect-1')?.state).toBe('OUT_OF_BAND_PENDING'));
+    finishOutOfBand();
+    const rowsWhenDelivered = await original.then(() => {
+      const reader = new Database(file, { readonly: true });
+      try {
+        return (reader.prepare('SELECT COUNT(*) AS n FROM business_receipts').get() as { n: number }).n;
+      } finally {
+        reader.close();
+      }
+    });
+    expect(rowsWhenDelivered).toBe(1);
+    await guard.flush();
+    const [navigation] = await ledger.listNavigations();
+    expect(navigation?.flow.state).toBe('ORIGINAL_RESPONSE_ACCEPTED');
+    expect((await ledger.listTransitions(navigation!.record.id)).length).toBe(8);
   });
 });
 
