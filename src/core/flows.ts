@@ -11,7 +11,7 @@ import type { ServerIdentity } from '../audit/events.js';
 import { createConsentReceipt, createNavigation, matchesStateNonce, type BusinessReceipt, type ConsentDecision, type ConsentReceipt, type NavigationRecord, type RecordDeps, type ShownToUser } from '../flow/records.js';
 import { createFlow, transition, type Flow, type FlowState, type FlowTrigger } from '../flow/states.js';
 import type { Ledger } from '../ledger/types.js';
-import type { Lineage } from '../lineage/lineage.js';
+import type { Lineage, RequirementProgress } from '../lineage/lineage.js';
 import type { Policy } from '../policy/policy.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import type { UrlAnalysis } from '../url/types.js';
@@ -57,6 +57,8 @@ interface Entry {
 }
 
 const LIVE: ReadonlySet<FlowState> = new Set(['CREATED', 'USER_REVIEW', 'NAVIGATION_ACCEPTED', 'OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'EXPIRED', 'USER_RETRY', 'REQUIREMENT_VERIFIED', 'ERROR_RETRY_ELIGIBLE', 'OPTIONAL_CLIENT_RETRY', 'NESTED_SERVER_CONTINUES']);
+
+const VERIFIED: ReadonlySet<FlowState> = new Set(['REQUIREMENT_VERIFIED', 'ERROR_RETRY_ELIGIBLE', 'OPTIONAL_CLIENT_RETRY', 'RETRY_RESPONSE_ACCEPTED']);
 
 export type FlowNote = { readonly navigationId: string; readonly from: FlowState; readonly to: FlowState; readonly trigger: FlowTrigger } | { readonly receipt: ConsentReceipt | BusinessReceipt };
 
@@ -211,6 +213,20 @@ export class FlowBook {
         this.#move(entry, 'RETRY_RESPONSE_ACCEPTED', 'retry-response');
       }
     }
+  }
+
+  /** How far the requirements of an error lineage got (see `RequirementProgress`). */
+  progress(lineage: Lineage): RequirementProgress {
+    let seen = false;
+    let verified = true;
+    for (const id of lineage.elicitations) {
+      const entry = this.#entries.get(id);
+      if (entry === undefined) continue;
+      if (entry.consent !== null) seen = true;
+      if (!VERIFIED.has(entry.flow.state)) verified = false;
+    }
+    if (!seen) return 'unseen';
+    return verified ? 'verified' : 'pending';
   }
 
   /** The host sent the retry of an error lineage. */

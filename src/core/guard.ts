@@ -7,7 +7,7 @@ import type { ConsentDecision, ShownToUser } from '../flow/records.js';
 import type { Ledger } from '../ledger/types.js';
 import { acceptOriginalOperation, createLineage, ruleOnRetry, type Lineage } from '../lineage/lineage.js';
 import { requestDigest, shortDigest } from '../protocol/digest.js';
-import { GuardCode } from '../protocol/errors.js';
+import { GuardCode, GuardError } from '../protocol/errors.js';
 import {
   errorResponse,
   isRecord,
@@ -142,15 +142,25 @@ class GuardCore implements Guard {
   }
 
   confirmFlow(elicitationId: string): FlowView {
-    return this.#flows.confirm(elicitationId);
+    return this.#recorded(() => this.#flows.confirm(elicitationId));
   }
 
   retryFlow(elicitationId: string): FlowView {
-    return this.#flows.retry(elicitationId);
+    return this.#recorded(() => this.#flows.retry(elicitationId));
   }
 
   cancelFlow(elicitationId: string): FlowView {
-    return this.#flows.cancel(elicitationId);
+    return this.#recorded(() => this.#flows.cancel(elicitationId));
+  }
+
+  /** Runs a manual control; a refused move is recorded as an event before it is thrown to the host. */
+  #recorded<T>(control: () => T): T {
+    try {
+      return control();
+    } catch (error) {
+      if (GuardError.is(error)) this.#emit(this.#event({ type: 'guard.error', code: error.code, message: error.message }));
+      throw error;
+    }
   }
 
   flush(): Promise<void> {
@@ -638,7 +648,7 @@ class GuardCore implements Guard {
       session.errorByDigest.delete(digest);
       return null;
     }
-    const ruling = ruleOnRetry(lineage, this.policy.retry.maxRetries, false);
+    const ruling = ruleOnRetry(lineage, this.policy.retry.maxRetries, false, this.#flows.progress(lineage));
     if (!ruling.allow) return this.#refuseRetry(request, ruling.code, ruling.reason);
     lineage.retriesUsed = ruling.generation;
     lineage.retryIds.set(request.id, ruling.generation);

@@ -78,8 +78,16 @@ export type RetryRuling =
   | { readonly allow: true; readonly generation: number }
   | { readonly allow: false; readonly code: 'E_RETRY_WHILE_IN_FLIGHT' | 'E_RETRY_EXHAUSTED' | 'E_RETRY_NOT_ELIGIBLE'; readonly reason: string };
 
+/**
+ * How far the requirements of an error lineage got, as far as the guard can see: `verified` when
+ * every elicitation reached REQUIREMENT_VERIFIED or beyond, `pending` when the host recorded consent
+ * through the guard but the out-of-band step is not confirmed yet, `unseen` when the host draws its
+ * own UI and never told the guard (then the host's retry is the user's manual retry).
+ */
+export type RequirementProgress = 'verified' | 'pending' | 'unseen';
+
 /** Rules on a host request that repeats the original of `lineage` (same digest). */
-export function ruleOnRetry(lineage: Lineage, maxRetries: number, originalInFlight: boolean): RetryRuling {
+export function ruleOnRetry(lineage: Lineage, maxRetries: number, originalInFlight: boolean, progress: RequirementProgress = 'unseen'): RetryRuling {
   if (lineage.kind === 'nested') {
     if (originalInFlight) {
       return { allow: false, code: 'E_RETRY_WHILE_IN_FLIGHT', reason: 'the same request is still in flight and waiting for a URL elicitation; the server would run the operation twice' };
@@ -89,6 +97,7 @@ export function ruleOnRetry(lineage: Lineage, maxRetries: number, originalInFlig
   if (lineage.refused) return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the user declined or cancelled the URL elicitation this request required' };
   if (lineage.retriesUsed >= maxRetries) return { allow: false, code: 'E_RETRY_EXHAUSTED', reason: `the request was already retried ${lineage.retriesUsed} time(s) after its URL elicitation (policy retry.maxRetries = ${maxRetries})` };
   if (lineage.retryIds.size > 0) return { allow: false, code: 'E_RETRY_WHILE_IN_FLIGHT', reason: 'a retry of this request is already in flight' };
+  if (progress === 'pending') return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the URL elicitation this request requires is not completed yet: wait for the completion notice or confirm it by hand' };
   return { allow: true, generation: lineage.retriesUsed + 1 };
 }
 

@@ -198,6 +198,21 @@ describe('error lineage: -32042 and the retry', () => {
     expect(operations().pay).toBe(0);
   });
 
+  it('holds the retry until the requirement the host recorded consent for is completed', async () => {
+    const guard = createGuard();
+    const { client, server, meetPayment, operations } = await connect(guard);
+    const call = () => client.callTool({ name: 'pay', arguments: { amount: 4 } });
+    await rejection(call());
+    const ticket = await guard.recordConsent('pay-1', 'accept');
+    await guard.openUrl(ticket!, () => {});
+    expect((await rejection(call())).data).toMatchObject({ code: 'E_RETRY_NOT_ELIGIBLE' });
+    meetPayment();
+    await server.notification({ method: 'notifications/elicitation/complete', params: { elicitationId: 'pay-1' } });
+    await vi.waitFor(() => expect(guard.flow('pay-1')?.state).toBe('ERROR_RETRY_ELIGIBLE'));
+    await expect(call()).resolves.toMatchObject({ content: [{ text: 'paid #1' }] });
+    expect(operations().pay).toBe(1);
+  });
+
   it('never retries after the user declined', async () => {
     const guard = createGuard();
     const { client, meetPayment, operations } = await connect(guard);

@@ -24,6 +24,13 @@ describe('ruleOnRetry', () => {
     expect(ruleOnRetry(lineage, 2, false)).toMatchObject({ allow: false, code: 'E_RETRY_EXHAUSTED' });
   });
 
+  it('waits for a requirement the host is known to be working on, and trusts the host when it is not seen', () => {
+    const lineage = createLineage('error-retry', scope, 6, digest, 10_000);
+    expect(ruleOnRetry(lineage, 1, false, 'pending')).toMatchObject({ allow: false, code: 'E_RETRY_NOT_ELIGIBLE' });
+    expect(ruleOnRetry(lineage, 1, false, 'verified')).toEqual({ allow: true, generation: 1 });
+    expect(ruleOnRetry(lineage, 1, false, 'unseen')).toEqual({ allow: true, generation: 1 });
+  });
+
   it('never allows a retry after a decline or cancel', () => {
     const lineage = createLineage('error-retry', scope, 6, digest, 10_000);
     lineage.refused = true;
