@@ -1,0 +1,174 @@
+import type { Readable, Writable } from 'node:stream';
+import type { GuardEvent } from '../../audit/events.js';
+import type { Decision } from '../../core/decision.js';
+import type { Guard } from '../../core/guard.js';
+import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
+import type { UrlAnalysis } from '../../url/types.js';
+import type { Upstream } from './child.js';
+import { readLines, writeMessage } from './lines.js';
+
+export interface ProxyOptions {
+  readonly guard: Guard;
+  readonly upstream: Upstream;
+  /** The host side: MCP over these streams (the proxy's own stdin and stdout). */
+  readonly hostInput: Readable;
+  readonly hostOutput: Writable;
+  /** Diagnostics (stderr): never protocol. */
+  readonly log: (line: string) => void;
+}
+
+/** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
+const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld']);
+
+/**
+ * The guard as a process in front of any MCP server: the host speaks MCP to the proxy's stdin and
+ * stdout, the server runs upstream, and every message passes the same `Guard` both ways. Never
+ * breaks the pipe: a malformed line is logged and answered as JSON-RPC says; the proxy stays up
+ * until the server exits, and then exits with its code.
+ */
+export class ElicitationProxy {
+  readonly #options: ProxyOptions;
+  #hostClosed = false;
+  #exitCode: Promise<number>;
+  #resolveExit!: (code: number) => void;
+
+  constructor(options: ProxyOptions) {
+    this.#options = options;
+    this.#exitCode = new Promise((resolve) => (this.#resolveExit = resolve));
+  }
+
+  /** Starts both sides; resolves with the exit code the proxy should exit with (the server's). */
+  async run(): Promise<number> {
+    const { upstream, hostInput, log } = this.#options;
+    await upstream.start({
+      onMessage: (message) => this.#fromServer(message),
+      onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
+      onExit: (code) => {
+        // The server is gone: stop reading the host, so the proxy can exit with the server's code.
+        this.#hostClosed = true;
+        hostInput.destroy();
+        this.#resolveExit(code);
+      },
+      onError: (error) => log(`mcp-elicitation-guard: upstream error: ${error.message}`),
+    });
+    readLines(
+      hostInput,
+      (line) => this.#fromHostLine(line),
+      (bytes) => {
+        log(`mcp-elicitation-guard: host wrote a line of ${bytes} bytes, over the limit; answered with a parse error`);
+        this.#toHost(errorResponse(null, RpcCode.parseError, 'Parse error: line too long'));
+      },
+    );
+    hostInput.once('end', () => {
+      this.#hostClosed = true;
+      void upstream.close();
+    });
+    return this.#exitCode;
+  }
+
+  /** Passes a signal on to the server (SIGINT, SIGTERM). */
+  signal(signal: NodeJS.Signals): void {
+    this.#options.upstream.signal(signal);
+  }
+
+  /** Called by the host of the guard with each event, so refusals reach the host's log too. */
+  tellHost(event: GuardEvent): void {
+    if (!TOLD_TO_HOST.has(event.type) || this.#hostClosed) return;
+    const data: Record<string, unknown> = { event: event.type, server: event.server.name ?? event.server.key };
+    if ('code' in event) data.code = event.code;
+    if ('reason' in event) data.reason = event.reason;
+    if (event.type === 'elicitation.refused') data.mode = event.mode;
+    this.#toHost({ jsonrpc: '2.0', method: Method.logMessage, params: { level: 'warning', logger: 'mcp-elicitation-guard', data } });
+  }
+
+  #fromHostLine(line: string): void {
+    if (line.trim() === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.#options.log('mcp-elicitation-guard: host wrote a line that is not JSON; answered with a parse error');
+      this.#toHost(errorResponse(null, RpcCode.parseError, 'Parse error'));
+      return;
+    }
+    if (kindOf(message) === 'invalid') {
+      const id = isRecord(message) && isJsonRpcId(message.id) ? message.id : null;
+      this.#options.log('mcp-elicitation-guard: host wrote a message that is not JSON-RPC; answered with invalid request');
+      this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
+      return;
+    }
+    this.#executeOutbound(this.#options.guard.outbound(message));
+  }
+
+  #fromServer(message: unknown): void {
+    if (kindOf(message) === 'invalid' && !(isRecord(message) && typeof message.method === 'string')) {
+      this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
+      return;
+    }
+    this.#executeInbound(this.#options.guard.inbound(message));
+  }
+
+  #executeOutbound(decision: Decision): void {
+    switch (decision.action) {
+      case 'forward':
+        this.#options.upstream.send(decision.message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`));
+        return;
+      case 'reply':
+        this.#toHost(decision.message);
+        return;
+      case 'drop':
+        return;
+      case 'defer':
+        decision.until.then((next) => this.#executeOutbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
+        return;
+    }
+  }
+
+  #executeInbound(decision: Decision): void {
+    switch (decision.action) {
+      case 'forward':
+        this.#toHost(forHost(decision.message));
+        return;
+      case 'reply':
+        this.#options.upstream.send(decision.message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`));
+        return;
+      case 'drop':
+        return;
+      case 'defer':
+        decision.until.then((next) => this.#executeInbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
+        return;
+    }
+  }
+
+  #toHost(message: JsonRpcMessage): void {
+    if (this.#hostClosed) return;
+    writeMessage(this.#options.hostOutput, message);
+  }
+}
+
+/**
+ * The host draws its own UI, so a URL the guard only warns about carries the warning in front of
+ * the server's message, where every host shows it (the analysis stays in `_meta` too).
+ */
+function forHost(message: JsonRpcMessage): JsonRpcMessage {
+  if (!('method' in message) || message.method !== Method.elicitationCreate) {
+    if ('error' in message && message.error.code === RpcCode.urlElicitationRequired && isRecord(message.error.data) && Array.isArray(message.error.data.elicitations)) {
+      const elicitations = message.error.data.elicitations.map((entry: unknown) => (isRecord(entry) ? withWarning(entry) : entry));
+      return { ...message, error: { ...message.error, data: { ...message.error.data, elicitations } } };
+    }
+    return message;
+  }
+  const request = message as JsonRpcRequest;
+  return request.params === undefined ? request : { ...request, params: withWarning(request.params) };
+}
+
+function withWarning(params: Record<string, unknown>): Record<string, unknown> {
+  const meta = isRecord(params._meta) ? params._meta : undefined;
+  const analysis = meta?.[GuardMetaKey.urlAnalysis] as UrlAnalysis | undefined;
+  if (analysis === undefined || analysis.verdict !== 'warn' || typeof params.message !== 'string') return params;
+  const warnings = analysis.findings.filter((f) => f.severity === 'warning').map((f) => `- ${f.message}`);
+  const host = analysis.display.host ?? '(no host)';
+  const banner = `⚠ Check this link before you open it (${host}):\n${warnings.join('\n')}\n\n`;
+  return { ...params, message: banner + params.message };
+}

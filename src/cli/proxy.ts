@@ -1,0 +1,127 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import type { AuditLog } from '../audit/log.js';
+import { createAuditLog } from '../audit/log.js';
+import type { GuardEvent } from '../audit/events.js';
+import { ChildUpstream, type Upstream } from '../adapters/proxy/child.js';
+import { HttpUpstream } from '../adapters/proxy/http.js';
+import { ElicitationProxy } from '../adapters/proxy/proxy.js';
+import { createGuard } from '../core/guard.js';
+import { MemoryLedger } from '../ledger/memory.js';
+import { SqliteLedger } from '../ledger/sqlite.js';
+import type { Ledger } from '../ledger/types.js';
+import { defaultPolicy, loadPolicy } from '../policy/policy.js';
+import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.js';
+import { defaultLedgerPath } from './ledger.js';
+
+const HELP = `usage:
+  mcp-elicitation-guard proxy [options] -- <server command> [args...]
+  mcp-elicitation-guard proxy [options] --upstream-url URL
+
+Speaks MCP on its own stdin/stdout to the host and passes every message to and from the server
+through the guard. stdout carries only the protocol; diagnostics go to stderr.
+
+options:
+  --policy FILE        policy file (default: the built-in production policy)
+  --server KEY         the server's key in the policy's "servers" overrides
+  --ledger FILE        SQLite ledger (default: $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite);
+                       "memory" keeps receipts in memory only
+  --audit FILE         append the redacted audit log (JSON Lines) to FILE
+  --subject ID         the verified user subject recorded in navigation records
+  --upstream-url URL   a Streamable HTTP server instead of a child process
+
+exit code: the server's exit code; 2 on bad usage or when the server cannot be started`;
+
+const OPTIONS = {
+  policy: { type: 'string' },
+  server: { type: 'string' },
+  ledger: { type: 'string' },
+  audit: { type: 'string' },
+  subject: { type: 'string' },
+  'upstream-url': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+interface ProxyIo extends CliIo {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where signals come from; the real process when absent. */
+  readonly signals?: NodeJS.EventEmitter;
+}
+
+/** `proxy`: the guard in front of any MCP server, for hosts that cannot be changed. */
+export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promise<number> {
+  const split = argv.indexOf('--');
+  const own = split === -1 ? argv : argv.slice(0, split);
+  const serverCommand = split === -1 ? [] : argv.slice(split + 1);
+  const { values, positionals } = parseCommandArgs(own, OPTIONS, false);
+  if (values.help === true) {
+    writeLine(io.stdout, HELP);
+    return Exit.ok;
+  }
+  if (positionals.length > 0) throw new UsageError('put the server command after "--"');
+  const url = values['upstream-url'];
+  if ((url === undefined) === (serverCommand.length === 0)) throw new UsageError('give either a server command after "--" or --upstream-url URL');
+  let upstream: Upstream;
+  if (url !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new UsageError(`--upstream-url is not a URL: ${url}`);
+    }
+    upstream = new HttpUpstream(parsed);
+  } else {
+    upstream = new ChildUpstream(serverCommand[0]!, serverCommand.slice(1));
+  }
+
+  const log = (line: string) => writeLine(io.stderr, line);
+  const policy = values.policy === undefined ? defaultPolicy : loadPolicy(resolve(io.cwd, values.policy));
+  const ledger = await openLedger(values.ledger, io, log);
+  const audit: AuditLog | null = values.audit === undefined ? null : createAuditLog(resolve(io.cwd, values.audit));
+  let proxy: ElicitationProxy | null = null;
+  const guard = createGuard({
+    policy,
+    ...(values.server === undefined ? {} : { server: values.server }),
+    ...(values.subject === undefined ? {} : { subject: values.subject }),
+    ledger,
+    onEvent: (event: GuardEvent) => {
+      audit?.write(event);
+      proxy?.tellHost(event);
+    },
+  });
+  proxy = new ElicitationProxy({ guard, upstream, hostInput: io.stdin, hostOutput: io.stdout, log });
+
+  const signals = io.signals ?? process;
+  const forward = (signal: NodeJS.Signals) => () => proxy?.signal(signal);
+  const onInt = forward('SIGINT');
+  const onTerm = forward('SIGTERM');
+  signals.on('SIGINT', onInt);
+  signals.on('SIGTERM', onTerm);
+  try {
+    return await proxy.run();
+  } catch (error) {
+    log(`mcp-elicitation-guard proxy: cannot start the server: ${(error as Error).message}`);
+    return Exit.usage;
+  } finally {
+    signals.off('SIGINT', onInt);
+    signals.off('SIGTERM', onTerm);
+    await guard.flush();
+    await ledger.close();
+    await audit?.close();
+  }
+}
+
+async function openLedger(option: string | undefined, io: ProxyIo, log: (line: string) => void): Promise<Ledger> {
+  if (option === 'memory') return new MemoryLedger();
+  const file = option === undefined ? defaultLedgerPath(io.env ?? process.env, homedir()) : resolve(io.cwd, option);
+  try {
+    const { mkdirSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    mkdirSync(dirname(file), { recursive: true });
+    return await SqliteLedger.open(file);
+  } catch (error) {
+    // The guard must not stop a host from working because receipts cannot be made durable: it says so.
+    log(`mcp-elicitation-guard proxy: cannot open the SQLite ledger ${file} (${(error as Error).message}); receipts are kept in memory only`);
+    return new MemoryLedger();
+  }
+}
