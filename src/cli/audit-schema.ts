@@ -4,9 +4,10 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { auditForm } from '../form/audit.js';
 import type { FormAudit } from '../form/types.js';
-import { defaultPolicy, loadPolicy, type Policy } from '../policy/policy.js';
-import { GuardCode, GuardError } from '../protocol/errors.js';
+import type { Policy } from '../policy/policy.js';
+import { GuardCode } from '../protocol/errors.js';
 import type { Finding } from '../protocol/verdict.js';
+import { commandPolicy } from './run-policy.js';
 import { Exit, UsageError, writeLine, type CliIo, type Command, parseCommandArgs } from './io.js';
 
 const HELP = `usage:
@@ -69,11 +70,6 @@ function stripBom(text: string): string {
 /** Writes one line, waiting when the reader is slower than the audit (no unbounded buffering). */
 async function emit(out: Writable, line: string): Promise<void> {
   if (!out.write(line + '\n')) await new Promise<void>((done) => out.once('drain', done));
-}
-
-function loadPolicyOption(options: Options, io: CliIo): Policy {
-  if (options.policyFile === undefined) return defaultPolicy.base;
-  return loadPolicy(resolve(io.cwd, options.policyFile)).base;
 }
 
 async function single(options: Options, policy: Policy, io: CliIo): Promise<number> {
@@ -164,13 +160,7 @@ export const auditSchemaCommand: Command = async (argv, io) => {
     writeLine(io.stdout, HELP);
     return Exit.ok;
   }
-  let policy: Policy;
-  try {
-    policy = loadPolicyOption(options, io);
-  } catch (error) {
-    if (!GuardError.is(error)) throw error;
-    writeLine(io.stderr, `mcp-elicitation-guard audit-schema: ${error.code}: ${error.message}`);
-    return Exit.usage;
-  }
+  const policy = commandPolicy('audit-schema', options.policyFile, io);
+  if (policy === null) return Exit.usage;
   return options.jsonl ? jsonl(options, policy, io) : single(options, policy, io);
 };

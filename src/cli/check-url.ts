@@ -1,13 +1,13 @@
 import { createInterface } from 'node:readline';
 import type { Policy } from '../policy/policy.js';
-import { GuardCode, GuardError } from '../protocol/errors.js';
+import { GuardCode } from '../protocol/errors.js';
 import type { Finding, Verdict } from '../protocol/verdict.js';
 import { renderUrl } from '../render/index.js';
 import type { UrlDisplay } from '../url/types.js';
 import { BufferedWriter } from './buffered-writer.js';
 import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
 import { judgeUrl } from './judge.js';
-import { loadRunPolicy } from './run-policy.js';
+import { commandPolicy } from './run-policy.js';
 
 const HELP = `usage:
   mcp-elicitation-guard check-url [--policy FILE] [--json] URL...
@@ -115,13 +115,7 @@ export async function checkUrlCommand(argv: readonly string[], io: CliIo): Promi
     writeLine(io.stdout, HELP);
     return Exit.ok;
   }
-  let policy: Policy;
-  try {
-    policy = loadRunPolicy(options.policyFile, io.cwd).document.base;
-  } catch (error) {
-    if (!GuardError.is(error)) throw error;
-    writeLine(io.stderr, `mcp-elicitation-guard check-url: ${error.code}: ${error.message}`);
-    return Exit.usage;
-  }
+  const policy = commandPolicy('check-url', options.policyFile, io);
+  if (policy === null) return Exit.usage;
   return options.jsonl ? checkJsonl(policy, io) : checkArguments(options, policy, io);
 }

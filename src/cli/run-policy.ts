@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defaultPolicy, loadPolicy, type PolicyDocument } from '../policy/policy.js';
+import { defaultPolicy, loadPolicy, type Policy, type PolicyDocument } from '../policy/policy.js';
+import { GuardError } from '../protocol/errors.js';
+import { writeLine, type CliIo } from './io.js';
 
 /** The policy a command runs with: the parsed document and the JSON it came from (for row overrides). */
 export interface RunPolicy {
@@ -20,4 +22,18 @@ export function loadRunPolicy(file: string | undefined, cwd: string): RunPolicy 
   // loadPolicy has just parsed the same bytes, so this cannot fail short of a race with a writer.
   const json = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   return { document, json };
+}
+
+/**
+ * The `--policy` a command judges with, or `null` after telling the user why the file cannot be
+ * used (the command then exits 2).
+ */
+export function commandPolicy(command: string, file: string | undefined, io: CliIo): Policy | null {
+  try {
+    return loadRunPolicy(file, io.cwd).document.base;
+  } catch (error) {
+    if (!GuardError.is(error)) throw error;
+    writeLine(io.stderr, `mcp-elicitation-guard ${command}: ${error.code}: ${error.message}`);
+    return null;
+  }
 }
