@@ -4,6 +4,7 @@
  */
 import { benchLedger, printLedger } from './ledger.bench.js';
 import { printPairs } from './harness.js';
+import { benchProxy, printProxy } from './proxy.bench.js';
 import { benchSdk } from './sdk.bench.js';
 import { benchUrl } from './url.bench.js';
 
@@ -11,3 +12,4 @@ printPairs('SDK round trips: unguarded (baseline) vs guardTransport (candidate),
 const url = await benchUrl();
 printPairs(`URL analysis over ${url.inputs} shared-corpus URLs: new URL() + tldts.parse() (baseline) vs analyzeUrl (candidate), target ≤ ${url.target}×`, [url]);
 printLedger(await benchLedger());
+printProxy(await benchProxy());

@@ -26,9 +26,8 @@ export class HttpUpstream implements Upstream {
       handlers.onMessage(message);
     };
     transport.onerror = (error) => handlers.onError(error);
-    transport.onclose = () => {
-      if (!this.#closed) handlers.onExit(0);
-    };
+    // Also after our own close(): the proxy waits for onExit to flush the ledger and the audit log.
+    transport.onclose = () => handlers.onExit(0);
     await transport.start();
   }
 
@@ -38,12 +37,14 @@ export class HttpUpstream implements Upstream {
   }
 
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     await this.#transport?.terminateSession().catch(() => undefined);
     await this.#transport?.close();
   }
 
   signal(): void {
-    // Nothing to pass a signal to: the server is remote.
+    // The server is remote and keeps running: a signal to the proxy ends this session instead.
+    void this.close();
   }
 }

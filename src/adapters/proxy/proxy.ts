@@ -111,9 +111,15 @@ export class ElicitationProxy {
 
   #executeOutbound(decision: Decision): void {
     switch (decision.action) {
-      case 'forward':
-        this.#options.upstream.send(decision.message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`));
+      case 'forward': {
+        const message = decision.message;
+        this.#options.upstream.send(message).catch((error: Error) => {
+          this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
+          // A request the server never got is answered now, so the host does not wait for its timeout.
+          if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
+        });
         return;
+      }
       case 'reply':
         this.#toHost(decision.message);
         return;
