@@ -37,6 +37,26 @@ export const GuardCode = {
   duplicateRecord: 'E_DUPLICATE_RECORD',
   /** The ledger cannot be opened or used: missing driver, closed, newer schema, corrupt row. */
   ledgerUnavailable: 'E_LEDGER_UNAVAILABLE',
+  /** `MCP_GUARD_VAULT_KEY` is not set (or empty): the encrypted vault has no key. */
+  vaultKeyMissing: 'E_VAULT_KEY_MISSING',
+  /** The vault key is not base64 of exactly 32 bytes. */
+  vaultKeyInvalid: 'E_VAULT_KEY_INVALID',
+  /** A vault record failed authentication: the file was altered, a record was moved, or the key is wrong. */
+  vaultAuthFailed: 'E_VAULT_AUTH_FAILED',
+  /** The vault file is not a vault: bad JSON, unknown version or a malformed record. */
+  vaultCorrupt: 'E_VAULT_CORRUPT',
+  /** The vault file cannot be read or written (permissions, disk). */
+  vaultUnavailable: 'E_VAULT_UNAVAILABLE',
+  /** A URL elicitation a server is about to send is malformed (mode, id, https URL, message). */
+  urlElicitationInvalid: 'E_URL_ELICITATION_INVALID',
+  /** An elicitation id was registered while it is still open or was recently completed. */
+  duplicateElicitation: 'E_DUPLICATE_ELICITATION',
+  /** An approver tried to approve their own request. */
+  selfApproval: 'E_SELF_APPROVAL',
+  /** No pending approval with that id: unknown, already decided or expired. */
+  unknownApproval: 'E_UNKNOWN_APPROVAL',
+  /** The approval queue is at its cap of pending requests. */
+  approvalQueueFull: 'E_APPROVAL_QUEUE_FULL',
 } as const;
 
 export type GuardCode = (typeof GuardCode)[keyof typeof GuardCode];

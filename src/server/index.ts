@@ -1,0 +1,29 @@
+/** `mcp-elicitation-guard/server`: building blocks for MCP servers that use URL-mode elicitation. */
+
+// Secret vaults, URL-elicitation bookkeeping, capability leases and manual approvals.
+export type { SecretVault, StoredSecret } from './vault-types.js';
+export { EncryptedFileVault, MemorySecretVault, parseVaultKey, VAULT_KEY_ENV } from './vault.js';
+export {
+  createCompletionRegistry,
+  revalidateFormContent,
+  urlElicitationRequired,
+  type CompleteOptions,
+  type CompletionNotifier,
+  type CompletionRegistry,
+  type CompletionRegistryOptions,
+  type IssuedElicitation,
+  type IssuedElicitationInput,
+  type UrlElicitationEntry,
+  type UrlElicitationRequiredOptions,
+} from './completion.js';
+export { LeaseBook, type LeaseBookOptions } from './leases.js';
+export {
+  MemoryApprovalQueue,
+  type ApprovalDecision,
+  type ApprovalOutcome,
+  type ApprovalQueue,
+  type ApprovalRequest,
+  type ApprovalScheduler,
+  type MemoryApprovalQueueOptions,
+  type PendingApproval,
+} from './approvals.js';
