@@ -27,3 +27,19 @@ export {
   type MemoryApprovalQueueOptions,
   type PendingApproval,
 } from './approvals.js';
+
+// URL elicitations bound to the verified user, and the OAuth connect pages and callback behind them.
+export {
+  ConnectService,
+  connectHandler,
+  type ConnectCompletion,
+  type ConnectHandlerOptions,
+  type ConnectOutcome,
+  type ConnectProviderConfig,
+  type ConnectServiceOptions,
+  type IssueUrlElicitationInput,
+  type UrlElicitationParams,
+} from './connect.js';
+export { ConnectCode, createConnectAuditLog, type ConnectAudit, type ConnectAuditLog, type ConnectEvent, type ConnectEventType } from './connect-audit.js';
+export { MemoryConnectFlowStore, type ConnectAttempt, type ConnectFlow, type ConnectFlowStatus, type ConnectFlowStore, type StateLookup } from './connect-store.js';
+export { createSessionCookie, type SessionCookie, type SessionCookieOptions } from './session-cookie.js';

@@ -1,0 +1,539 @@
+/**
+ * URL-mode elicitations for third-party OAuth that bind to the right user.
+ *
+ * The account-binding attack: an attacker forwards their own elicitation link, the victim completes
+ * the provider's consent, and the victim's token lands in the attacker's account. The client cannot
+ * see the browser, so the server stops it: the link is a server-owned connect page carrying only an
+ * opaque id; whoever opens it must be signed in to the server (its own session, not anything in the
+ * URL) as the same subject the elicitation was issued for, both on the connect page and again on the
+ * callback. Tokens are then stored in the vault under that subject only, never returned to the MCP
+ * client and never logged. All OAuth client work (PKCE, state check, code exchange, issuer, ID token
+ * and access token audience) is done by oauth4webapi.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as oauth from 'oauth4webapi';
+import { z } from 'zod';
+import { createNavigation, matchesStateNonce } from '../flow/records.js';
+import { sha256Hex, shortDigest } from '../protocol/digest.js';
+import { GuardCode, GuardError } from '../protocol/errors.js';
+import { ConnectCode, type ConnectAudit, type ConnectEvent } from './connect-audit.js';
+import { page } from './connect-pages.js';
+import { MemoryConnectFlowStore, type ConnectFlow, type ConnectFlowStore } from './connect-store.js';
+import type { SecretVault, StoredSecret } from './vault-types.js';
+
+/** The third-party authorization server and this server's registration with it. */
+export interface ConnectProviderConfig {
+  /** The vault key's provider half (`github`); the issuer URL when omitted. */
+  readonly name?: string;
+  /** The issuer identifier; its metadata is discovered from it (RFC 8414 / OIDC discovery). */
+  readonly issuer: string;
+  readonly clientId: string;
+  /** With a secret the client authenticates with client_secret_basic; without, as a public client. */
+  readonly clientSecret?: string;
+  /** The exact registered redirect URI: a path on `baseUrl`'s origin that `connectHandler` serves. */
+  readonly redirectUri: string;
+  /** Space-separated scopes. With `openid`, an ID token is required and validated. */
+  readonly scope: string;
+  /**
+   * The resource the access token is for (RFC 8707). When set it is sent as `resource` and the access
+   * token must be a JWT (RFC 9068) whose `aud` holds it; tokens for another audience are refused.
+   */
+  readonly audience?: string;
+}
+
+/** What the connect service calls once a flow completed and its token is in the vault. */
+export interface ConnectCompletion {
+  readonly elicitationId: string;
+  readonly subject: string;
+  /** The initiating MCP session, as given to `issueUrlElicitation`. */
+  readonly session: string | null;
+  readonly provider: string;
+}
+
+export interface ConnectServiceOptions {
+  /** This server's public base URL; connect pages live at `<baseUrl>/connect/<id>`. */
+  readonly baseUrl: string;
+  readonly vault: SecretVault;
+  readonly provider: ConnectProviderConfig;
+  readonly clock?: () => number;
+  readonly random?: (bytes: number) => Uint8Array;
+  readonly audit?: ConnectAudit;
+  readonly store?: ConnectFlowStore;
+  /** Called at most once per flow, after the token is stored (wire it to the completion notice). */
+  readonly onComplete?: (completion: ConnectCompletion) => void | Promise<void>;
+  /** How long an elicitation stays open when `issueUrlElicitation` gives no `ttl`: 10 minutes. */
+  readonly defaultTtlMs?: number;
+  /** Lets the provider and this server use plain HTTP: local development and tests only. */
+  readonly allowInsecureRequests?: boolean;
+}
+
+export interface IssueUrlElicitationInput {
+  /**
+   * The verified MCP user subject, derived from the MCP authorization (the access token's `sub`):
+   * never a session id, never an e-mail address or name the client reported.
+   */
+  readonly subject: string;
+  /** Why the user is asked: the elicitation's `message`. */
+  readonly purpose: string;
+  /**
+   * The third party the user connects to: the service's provider name. Given, it must match, so a
+   * tool cannot send a user to one provider while meaning another.
+   */
+  readonly target?: string;
+  /** The initiating MCP session, for delivering the completion notice; never used as identity. */
+  readonly session?: string | null;
+  /** How long the elicitation stays open, in milliseconds (1 ms to 24 hours). */
+  readonly ttl?: number;
+}
+
+/** The `elicitation/create` params for URL mode (also an entry of a `-32042` error's `elicitations`). */
+export interface UrlElicitationParams {
+  readonly mode: 'url';
+  readonly elicitationId: string;
+  readonly url: string;
+  readonly message: string;
+}
+
+/** What a connect page or callback request comes to; `connectHandler` turns it into HTTP. */
+export type ConnectOutcome =
+  | { readonly kind: 'redirect'; readonly location: string }
+  | { readonly kind: 'completed'; readonly elicitationId: string }
+  | { readonly kind: 'refused'; readonly status: number; readonly code: ConnectCode; readonly title: string; readonly message: string };
+
+const MAX_TTL_MS = 24 * 60 * 60 * 1000;
+const FLOW_ID_BYTES = 32;
+const ELICITATION_ID_BYTES = 16;
+const OAUTH_ERROR = /^[a-z_]{1,64}$/;
+
+const httpUrl = z.url({ protocol: /^https?$/ });
+const optionsSchema = z.object({
+  baseUrl: httpUrl,
+  provider: z.object({
+    name: z.string().min(1).max(200).optional(),
+    issuer: httpUrl,
+    clientId: z.string().min(1).max(1000),
+    clientSecret: z.string().min(1).optional(),
+    redirectUri: httpUrl,
+    scope: z.string().trim().min(1).max(2000),
+    audience: z.string().min(1).max(2000).optional(),
+  }),
+  defaultTtlMs: z.number().int().min(1).max(MAX_TTL_MS).optional(),
+  allowInsecureRequests: z.boolean().optional(),
+});
+
+function configError(message: string): GuardError {
+  return new GuardError(GuardCode.input, `connect service: ${message}`);
+}
+
+function refused(status: number, code: ConnectCode, title: string, message: string): ConnectOutcome & { kind: 'refused' } {
+  return { kind: 'refused', status, code, title, message };
+}
+
+const REFUSAL = {
+  unknownFlow: () => refused(404, ConnectCode.unknownFlow, 'Link not found', 'This connect link is unknown or has been cleaned up. Ask your assistant to start again.'),
+  expired: () => refused(410, ConnectCode.expired, 'Link expired', 'This connect link has expired. Ask your assistant to start again.'),
+  completed: () => refused(410, ConnectCode.alreadyCompleted, 'Already connected', 'This connect link has already been used.'),
+  unauthenticated: () => refused(401, ConnectCode.unauthenticated, 'Sign in first', 'Sign in to this service in this browser, then open the link again.'),
+  mismatch: () => refused(403, ConnectCode.subjectMismatch, 'Not your link', 'This link was created for a different account. Nothing was connected. If someone sent you this link, do not use it.'),
+  stateMissing: () => refused(400, ConnectCode.stateMissing, 'Invalid callback', 'The sign-in response is incomplete. Nothing was connected.'),
+  stateUnknown: () => refused(400, ConnectCode.stateUnknown, 'Invalid callback', 'This sign-in response does not belong to a connection we started. Nothing was connected.'),
+  stateReplayed: () => refused(400, ConnectCode.stateReplayed, 'Invalid callback', 'This sign-in response was already used. Nothing more was connected.'),
+  providerDenied: () => refused(400, ConnectCode.providerDenied, 'Not connected', 'The provider did not grant access. Nothing was connected.'),
+  responseInvalid: () => refused(400, ConnectCode.responseInvalid, 'Invalid callback', 'The sign-in response failed validation. Nothing was connected.'),
+  tokenRefused: () => refused(502, ConnectCode.tokenRefused, 'Not connected', 'The provider refused to issue a token. Nothing was connected.'),
+  tokenInvalid: () => refused(502, ConnectCode.tokenInvalid, 'Not connected', 'The provider answered with a token that failed validation. Nothing was connected.'),
+  audience: () => refused(502, ConnectCode.audienceMismatch, 'Not connected', 'The provider issued a token for another audience. Nothing was connected.'),
+  unavailable: () => refused(502, ConnectCode.providerUnavailable, 'Provider unavailable', 'The provider could not be reached. Try again later.'),
+  vault: () => refused(500, ConnectCode.vaultFailed, 'Not connected', 'The connection could not be saved. Nothing was connected.'),
+} as const;
+
+/**
+ * Issues URL elicitations bound to a verified user and runs their OAuth flows.
+ *
+ * @example
+ * const service = new ConnectService({ baseUrl, vault, provider, onComplete })
+ * const params = service.issueUrlElicitation({ subject: auth.sub, purpose: 'Connect GitHub' })
+ * http.createServer(connectHandler(service, { authenticate: cookie.authenticate }))
+ */
+export class ConnectService {
+  readonly providerName: string;
+  /** The path prefix of connect pages: `/connect/` under the base URL's path. */
+  readonly connectPath: string;
+  /** The path of the redirect URI, which `connectHandler` serves as the callback. */
+  readonly callbackPath: string;
+  readonly #baseUrl: URL;
+  readonly #provider: ConnectProviderConfig;
+  readonly #client: oauth.Client;
+  readonly #clientAuth: oauth.ClientAuth;
+  readonly #vault: SecretVault;
+  readonly #store: ConnectFlowStore;
+  readonly #clock: () => number;
+  readonly #random: (bytes: number) => Uint8Array;
+  readonly #audit: ConnectAudit | null;
+  readonly #onComplete: ((completion: ConnectCompletion) => void | Promise<void>) | null;
+  readonly #defaultTtlMs: number;
+  readonly #insecure: boolean;
+  #server: Promise<oauth.AuthorizationServer> | null = null;
+
+  constructor(options: ConnectServiceOptions) {
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success) throw configError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    if (typeof options.vault?.put !== 'function' || typeof options.vault.get !== 'function') throw configError('vault must be a SecretVault');
+    this.#insecure = options.allowInsecureRequests === true;
+    this.#baseUrl = new URL(options.baseUrl);
+    const redirect = new URL(options.provider.redirectUri);
+    const issuer = new URL(options.provider.issuer);
+    for (const [what, url] of [['baseUrl', this.#baseUrl], ['provider.redirectUri', redirect], ['provider.issuer', issuer]] as const) {
+      if (url.protocol !== 'https:' && !this.#insecure) throw configError(`${what} must use https (set allowInsecureRequests for local development only)`);
+    }
+    if (redirect.origin !== this.#baseUrl.origin) throw configError('provider.redirectUri must be on the same origin as baseUrl: the callback must be server-owned');
+    if (redirect.search !== '' || redirect.hash !== '') throw configError('provider.redirectUri must have no query or fragment');
+    if (this.#baseUrl.search !== '' || this.#baseUrl.hash !== '') throw configError('baseUrl must have no query or fragment');
+    const basePath = this.#baseUrl.pathname.replace(/\/+$/, '');
+    this.connectPath = `${basePath}/connect/`;
+    this.callbackPath = redirect.pathname;
+    if (this.callbackPath.startsWith(this.connectPath)) throw configError('provider.redirectUri must not lie under the connect path');
+    this.#provider = { ...options.provider };
+    this.providerName = options.provider.name ?? options.provider.issuer;
+    this.#client = { client_id: options.provider.clientId };
+    this.#clientAuth = options.provider.clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(options.provider.clientSecret);
+    this.#vault = options.vault;
+    this.#store = options.store ?? new MemoryConnectFlowStore();
+    this.#clock = options.clock ?? Date.now;
+    this.#random = options.random ?? ((n) => randomBytes(n));
+    this.#audit = options.audit ?? null;
+    this.#onComplete = options.onComplete ?? null;
+    this.#defaultTtlMs = options.defaultTtlMs ?? 10 * 60 * 1000;
+  }
+
+  /**
+   * Opens a connect flow for a verified subject and returns the URL-mode elicitation params. The URL
+   * is `<baseUrl>/connect/<opaque id>`: no credential, no personal data, nothing pre-authenticated.
+   */
+  issueUrlElicitation(input: IssueUrlElicitationInput): UrlElicitationParams {
+    if (typeof input.subject !== 'string' || input.subject.trim() === '') throw new GuardError(GuardCode.subjectRequired, 'a URL elicitation needs the verified user subject from the MCP authorization');
+    if (typeof input.purpose !== 'string' || input.purpose.trim() === '') throw new GuardError(GuardCode.input, 'a URL elicitation needs a purpose (its message)');
+    if (input.target !== undefined && input.target !== this.providerName) throw new GuardError(GuardCode.input, `this service connects to ${JSON.stringify(this.providerName)}, not ${JSON.stringify(String(input.target).slice(0, 60))}`);
+    const ttlMs = input.ttl ?? this.#defaultTtlMs;
+    if (!Number.isSafeInteger(ttlMs) || ttlMs < 1 || ttlMs > MAX_TTL_MS) throw new GuardError(GuardCode.input, 'ttl must be a whole number of milliseconds between 1 and 24 hours');
+    const now = this.#clock();
+    this.#store.sweep(now);
+    const flow: ConnectFlow = {
+      id: this.#token(FLOW_ID_BYTES),
+      elicitationId: `el_${Buffer.from(this.#bytes(ELICITATION_ID_BYTES)).toString('hex')}`,
+      subject: input.subject,
+      session: input.session ?? null,
+      purpose: input.purpose,
+      createdAt: now,
+      expiresAt: now + ttlMs,
+      status: 'pending',
+      attempt: null,
+    };
+    this.#store.add(flow);
+    this.#emit({ type: 'connect.issued', at: now, provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), expiresAt: flow.expiresAt });
+    const url = new URL(this.#baseUrl);
+    url.pathname = this.connectPath + flow.id;
+    return Object.freeze({ mode: 'url' as const, elicitationId: flow.elicitationId, url: url.href, message: input.purpose });
+  }
+
+  /**
+   * The connect page: `subject` is who the server's own session says opened it. Only the subject the
+   * flow was issued for is sent on to the provider, with a fresh state and PKCE challenge.
+   */
+  async openConnect(flowId: string, subject: string | null): Promise<ConnectOutcome> {
+    const now = this.#clock();
+    const flow = this.#store.get(flowId);
+    if (flow === null) return this.#refuse('connect', REFUSAL.unknownFlow(), null, subject, 'no flow with this id');
+    if (now >= flow.expiresAt) return this.#refuse('connect', REFUSAL.expired(), flow, subject, 'the flow expired');
+    if (flow.status === 'completed') return this.#refuse('connect', REFUSAL.completed(), flow, subject, 'the flow is already complete');
+    if (subject === null) return this.#refuse('connect', REFUSAL.unauthenticated(), flow, subject, 'no server session');
+    if (subject !== flow.subject) return this.#refuse('connect', REFUSAL.mismatch(), flow, subject, 'the signed-in subject is not the subject the flow was issued for');
+
+    let server: oauth.AuthorizationServer;
+    try {
+      server = await this.#discover();
+    } catch {
+      return this.#refuse('connect', REFUSAL.unavailable(), flow, subject, 'discovery failed');
+    }
+    const endpoint = server.authorization_endpoint;
+    if (endpoint === undefined) return this.#refuse('connect', REFUSAL.unavailable(), flow, subject, 'the provider has no authorization endpoint');
+    const codeVerifier = oauth.generateRandomCodeVerifier();
+    const codeChallenge = await oauth.calculatePKCECodeChallenge(codeVerifier);
+    const { record, stateNonce } = createNavigation(
+      {
+        elicitationId: flow.elicitationId,
+        server: { key: this.providerName, name: null, version: null },
+        subject: flow.subject,
+        originalRequestDigest: null,
+        url: endpoint,
+        redirectPolicy: [new URL(endpoint).hostname],
+        purpose: flow.purpose,
+        ttlMs: flow.expiresAt - now,
+        sessionGeneration: 0,
+      },
+      { clock: () => now, random: this.#random },
+    );
+    this.#store.startAttempt(flow.id, { navigation: record, codeVerifier });
+
+    const location = new URL(endpoint);
+    location.searchParams.set('response_type', 'code');
+    location.searchParams.set('client_id', this.#provider.clientId);
+    location.searchParams.set('redirect_uri', this.#provider.redirectUri);
+    location.searchParams.set('scope', this.#provider.scope);
+    location.searchParams.set('state', stateNonce);
+    location.searchParams.set('code_challenge', codeChallenge);
+    location.searchParams.set('code_challenge_method', 'S256');
+    if (this.#provider.audience !== undefined) location.searchParams.set('resource', this.#provider.audience);
+    this.#emit({ type: 'connect.redirected', at: now, provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), navigation: record.id });
+    return { kind: 'redirect', location: location.href };
+  }
+
+  /**
+   * The OAuth callback: `query` is the redirect URI's query, `subject` who the server's own session
+   * says the browser belongs to. On success the tokens are in the vault under (flow subject, provider).
+   */
+  async handleCallback(query: URLSearchParams, subject: string | null): Promise<ConnectOutcome> {
+    const state = query.get('state');
+    if (state === null || state === '' || query.getAll('state').length !== 1) return this.#refuse('callback', REFUSAL.stateMissing(), null, subject, 'no single state parameter');
+    const digest = sha256Hex(state);
+    const seen = this.#store.peekState(digest);
+    switch (seen.kind) {
+      case 'used':
+        return this.#refuse('callback', REFUSAL.stateReplayed(), null, subject, 'the state was already redeemed or superseded');
+      case 'unknown':
+        return this.#refuse('callback', REFUSAL.stateUnknown(), null, subject, 'no live flow has this state');
+      case 'live':
+        break;
+      default:
+        return assertNever(seen);
+    }
+    const flow = seen.flow;
+    const now = this.#clock();
+    if (now >= flow.expiresAt) {
+      this.#store.takeState(digest);
+      return this.#refuse('callback', REFUSAL.expired(), flow, subject, 'the flow expired');
+    }
+    if (flow.status === 'completed') return this.#refuse('callback', REFUSAL.completed(), flow, subject, 'the flow is already complete');
+    if (subject === null) return this.#refuse('callback', REFUSAL.unauthenticated(), flow, subject, 'no server session');
+    // A mismatch leaves the state live: a stranger holding the callback URL must not be able to
+    // spoil the rightful user's flow, and cannot complete it either.
+    if (subject !== flow.subject) return this.#refuse('callback', REFUSAL.mismatch(), flow, subject, 'the signed-in subject is not the subject the flow was issued for');
+    const taken = this.#store.takeState(digest);
+    if (taken.kind !== 'live' || taken.flow.attempt === null || !matchesStateNonce(taken.flow.attempt.navigation, state)) {
+      return this.#refuse('callback', REFUSAL.stateReplayed(), flow, subject, 'the state was redeemed concurrently');
+    }
+    const attempt = taken.flow.attempt;
+
+    let server: oauth.AuthorizationServer;
+    try {
+      server = await this.#discover();
+    } catch {
+      return this.#refuse('callback', REFUSAL.unavailable(), flow, subject, 'discovery failed');
+    }
+    let params: URLSearchParams;
+    try {
+      params = oauth.validateAuthResponse(server, this.#client, query, state);
+    } catch (error) {
+      if (error instanceof oauth.AuthorizationResponseError) return this.#refuse('callback', REFUSAL.providerDenied(), flow, subject, `provider error ${oauthError(error.error)}`);
+      return this.#refuse('callback', REFUSAL.responseInvalid(), flow, subject, `authorization response invalid (${operationCode(error)})`);
+    }
+
+    let tokens: oauth.TokenEndpointResponse;
+    try {
+      const response = await oauth.authorizationCodeGrantRequest(server, this.#client, this.#clientAuth, params, this.#provider.redirectUri, attempt.codeVerifier, {
+        [oauth.allowInsecureRequests]: this.#insecure,
+        ...(this.#provider.audience === undefined ? {} : { additionalParameters: { resource: this.#provider.audience } }),
+      });
+      tokens = await oauth.processAuthorizationCodeResponse(server, this.#client, response, { requireIdToken: this.#provider.scope.split(/\s+/).includes('openid') });
+    } catch (error) {
+      if (error instanceof oauth.ResponseBodyError) return this.#refuse('callback', REFUSAL.tokenRefused(), flow, subject, `token endpoint error ${oauthError(error.error)}`);
+      return this.#refuse('callback', REFUSAL.tokenInvalid(), flow, subject, `token response invalid (${operationCode(error)})`);
+    }
+
+    if (this.#provider.audience !== undefined) {
+      try {
+        // validateJwtAccessToken reads the token from a request's Authorization header; this request
+        // is never sent anywhere: only the provider's JWKS is fetched to check the signature.
+        const carrier = new Request(this.#provider.redirectUri, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+        await oauth.validateJwtAccessToken(server, carrier, this.#provider.audience, { [oauth.allowInsecureRequests]: this.#insecure });
+      } catch (error) {
+        return this.#refuse('callback', REFUSAL.audience(), flow, subject, `access token not for the expected audience (${operationCode(error)})`);
+      }
+    }
+
+    const secret: StoredSecret = {
+      tokenType: tokens.token_type,
+      accessToken: tokens.access_token,
+      ...(tokens.refresh_token === undefined ? {} : { refreshToken: tokens.refresh_token }),
+      ...(tokens.expires_in === undefined ? {} : { expiresAt: now + tokens.expires_in * 1000 }),
+      ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
+      issuer: server.issuer,
+    };
+    try {
+      await this.#vault.put(flow.subject, this.providerName, secret);
+    } catch {
+      return this.#refuse('callback', REFUSAL.vault(), flow, subject, 'the vault refused the token');
+    }
+    if (!this.#store.complete(flow.id)) return this.#refuse('callback', REFUSAL.completed(), flow, subject, 'the flow was completed concurrently');
+    this.#emit({ type: 'connect.completed', at: this.#clock(), provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), scope: tokens.scope ?? null });
+    if (this.#onComplete !== null) {
+      try {
+        await this.#onComplete({ elicitationId: flow.elicitationId, subject: flow.subject, session: flow.session, provider: this.providerName });
+      } catch {
+        this.#emit(refusedEvent(this.#clock(), this.providerName, 'completion', { ...REFUSAL.completed(), status: 200, code: ConnectCode.completionFailed }, flow, subject, 'the completion callback failed'));
+      }
+    }
+    return { kind: 'completed', elicitationId: flow.elicitationId };
+  }
+
+  #discover(): Promise<oauth.AuthorizationServer> {
+    if (this.#server === null) {
+      const issuer = new URL(this.#provider.issuer);
+      const pending = oauth
+        .discoveryRequest(issuer, { algorithm: 'oidc', [oauth.allowInsecureRequests]: this.#insecure })
+        .then((response) => oauth.processDiscoveryResponse(issuer, response));
+      // A failed discovery is retried on the next request instead of being remembered.
+      pending.catch(() => {
+        if (this.#server === pending) this.#server = null;
+      });
+      this.#server = pending;
+    }
+    return this.#server;
+  }
+
+  #refuse(stage: 'connect' | 'callback', outcome: ConnectOutcome & { kind: 'refused' }, flow: ConnectFlow | null, subject: string | null, reason: string): ConnectOutcome {
+    this.#emit(refusedEvent(this.#clock(), this.providerName, stage, outcome, flow, subject, reason));
+    return outcome;
+  }
+
+  #emit(event: ConnectEvent): void {
+    try {
+      this.#audit?.write(event);
+    } catch {
+      // An audit sink that throws must not turn a refusal into an acceptance or a crash.
+    }
+  }
+
+  #bytes(n: number): Uint8Array {
+    const bytes = this.#random(n);
+    if (!(bytes instanceof Uint8Array) || bytes.length !== n) throw new GuardError(GuardCode.internal, `random(${n}) must return ${n} bytes`);
+    return bytes;
+  }
+
+  #token(n: number): string {
+    return Buffer.from(this.#bytes(n)).toString('base64url');
+  }
+}
+
+function refusedEvent(at: number, provider: string, stage: 'connect' | 'callback' | 'completion', outcome: { status: number; code: ConnectCode }, flow: ConnectFlow | null, subject: string | null, reason: string): ConnectEvent {
+  return {
+    type: 'connect.refused',
+    at,
+    provider,
+    code: outcome.code,
+    status: outcome.status,
+    stage,
+    elicitationId: flow?.elicitationId ?? null,
+    flow: flow === null ? null : shortDigest(flow.id),
+    subject: subject === null ? null : shortDigest(subject),
+    expectedSubject: flow === null ? null : shortDigest(flow.subject),
+    reason,
+  };
+}
+
+function oauthError(code: string): string {
+  return OAUTH_ERROR.test(code) ? code : 'other';
+}
+
+function operationCode(error: unknown): string {
+  const code = error instanceof oauth.OperationProcessingError || error instanceof oauth.UnsupportedOperationError ? error.code : undefined;
+  return typeof code === 'string' && /^[A-Z_]{1,64}$/.test(code) ? code : 'other';
+}
+
+function assertNever(value: never): never {
+  throw new GuardError(GuardCode.internal, `unhandled case ${JSON.stringify(value)}`);
+}
+
+export interface ConnectHandlerOptions {
+  /** Who the server's own session says this browser belongs to (a signed cookie, say), or `null`. */
+  readonly authenticate: (req: IncomingMessage) => string | null | Promise<string | null>;
+  /** Where to send a browser without a session from a connect page; `returnTo` is the page's path. */
+  readonly login?: (returnTo: string) => string;
+  /** Requests for other paths; a 404 page when omitted. */
+  readonly next?: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+};
+
+/**
+ * A `node:http` request handler for the connect pages (`GET <base>/connect/:id`) and the OAuth
+ * callback (`GET <redirect path>`). Mount it in Express or Hono as a Node handler.
+ */
+export function connectHandler(service: ConnectService, options: ConnectHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  if (typeof options?.authenticate !== 'function') throw configError('connectHandler needs an authenticate(req) function');
+  return (req, res) => {
+    void route(service, options, req, res).catch(() => {
+      if (!res.headersSent) send(res, 500, page('Something went wrong', 'Nothing was connected. Try again later.'));
+      else res.end();
+    });
+  };
+}
+
+async function route(service: ConnectService, options: ConnectHandlerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://connect.invalid');
+  const isConnect = url.pathname.startsWith(service.connectPath) && url.pathname.length > service.connectPath.length;
+  const isCallback = url.pathname === service.callbackPath;
+  if (!isConnect && !isCallback) {
+    if (options.next !== undefined) options.next(req, res);
+    else send(res, 404, page('Not found', 'There is nothing here.'));
+    return;
+  }
+  // GET only: a HEAD from a link checker must not start (and so supersede) an attempt.
+  if (req.method !== 'GET') {
+    res.setHeader('allow', 'GET');
+    send(res, 405, page('Method not allowed', 'Open this link in a browser.'));
+    return;
+  }
+  const subject = await options.authenticate(req);
+  let outcome: ConnectOutcome;
+  if (isConnect) {
+    const flowId = url.pathname.slice(service.connectPath.length);
+    if (subject === null && options.login !== undefined) {
+      redirect(res, options.login(url.pathname));
+      return;
+    }
+    outcome = await service.openConnect(flowId, subject);
+  } else {
+    outcome = await service.handleCallback(url.searchParams, subject);
+  }
+  switch (outcome.kind) {
+    case 'redirect':
+      redirect(res, outcome.location);
+      return;
+    case 'completed':
+      send(res, 200, page('Connected', 'The connection is saved. You can close this window and return to your assistant.'));
+      return;
+    case 'refused':
+      send(res, outcome.status, page(outcome.title, outcome.message));
+      return;
+    default:
+      assertNever(outcome);
+  }
+}
+
+function send(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8' });
+  res.end(html);
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(302, { ...SECURITY_HEADERS, location });
+  res.end();
+}
