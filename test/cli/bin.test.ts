@@ -43,5 +43,9 @@ describe('the built CLI', () => {
     const api = (await import(join(root, main.import))) as Record<string, unknown>;
     for (const name of ['createGuard', 'guardTransport', 'auditForm', 'analyzeUrl', 'parsePolicy', 'loadPolicy', 'policyJsonSchema']) expect(typeof api[name]).not.toBe('undefined');
     expect(JSON.parse(readFileSync(join(root, 'policy.schema.json'), 'utf8'))).toHaveProperty('properties.form');
+    const server = pkg.exports['./server'] as { types: string; import: string };
+    expect(existsSync(join(root, server.types))).toBe(true);
+    const serverApi = (await import(join(root, server.import))) as Record<string, unknown>;
+    for (const name of ['ConnectService', 'connectHandler', 'EncryptedFileVault', 'MemorySecretVault', 'createCompletionRegistry', 'urlElicitationRequired', 'revalidateFormContent', 'LeaseBook', 'MemoryApprovalQueue']) expect(typeof serverApi[name]).toBe('function');
   });
 });
