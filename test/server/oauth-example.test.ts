@@ -154,6 +154,12 @@ describe('examples/oauth-server', () => {
     await host.client.close();
   });
 
+  it('never sends the client\'s MCP bearer to the third-party provider', () => {
+    const seen = provider.requests();
+    expect(seen.length).toBeGreaterThan(0);
+    for (const { token } of Object.values(USERS)) expect(seen.filter((line) => line.includes(token))).toEqual([]);
+  });
+
   it('refuses MCP requests without a verified bearer token', async () => {
     const response = await fetch(`${example.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(response.status).toBe(401);

@@ -19,6 +19,8 @@ export interface TestProvider {
   misdirectAudience: string | null;
   /** How many codes the token endpoint has redeemed successfully. */
   readonly grants: () => number;
+  /** Every request the provider received: method, URL and headers (to prove what never reached it). */
+  readonly requests: () => readonly string[];
   close(): Promise<void>;
 }
 
@@ -75,7 +77,9 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
   provider.on('server_error', () => undefined);
 
   const callback = provider.callback();
+  const requests: string[] = [];
   server.on('request', (req, res) => {
+    requests.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
     if (req.method === 'GET' && req.url?.startsWith('/interaction/')) {
       void finishInteraction(provider, options, req, res).catch(() => {
         res.statusCode = 500;
@@ -95,6 +99,7 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
       state.misdirectAudience = value;
     },
     grants: () => state.grants,
+    requests: () => requests,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
