@@ -1,0 +1,51 @@
+/**
+ * `npm run gate`: the release gate. Every line is measured in this run (nothing is read from an
+ * earlier one) and printed as a table; the process exits 1 when any line fails, or when a
+ * measurement could not be made at all.
+ */
+import { consentLine } from './gate/consent.js';
+import { falseRejectionLine, maliciousLine } from './gate/corpus.js';
+import { expiryLine } from './gate/expiry.js';
+import { reconcileLine } from './gate/reconcile.js';
+import { tokensLine } from './gate/tokens.js';
+import type { GateLine } from './gate/types.js';
+
+const MEASUREMENTS: readonly { readonly name: string; readonly run: () => Promise<GateLine> }[] = [
+  { name: 'malicious-URL corpus blocked', run: maliciousLine },
+  { name: 'legitimate domains falsely rejected', run: falseRejectionLine },
+  { name: 'URL navigations with a consent receipt', run: consentLine },
+  { name: 'third-party tokens outside the vault', run: tokensLine },
+  { name: 'completion reconciliation p99 (lost notices)', run: () => reconcileLine() },
+  { name: 'expired flows recovered by hand', run: () => expiryLine() },
+];
+
+async function measure(m: (typeof MEASUREMENTS)[number]): Promise<GateLine> {
+  try {
+    return await m.run();
+  } catch (error) {
+    // A measurement that cannot be made fails its line; it never passes by default.
+    return { name: m.name, measured: 'error', threshold: '-', pass: false, notes: [`${(error as Error)?.stack ?? String(error)}`] };
+  }
+}
+
+function table(lines: readonly GateLine[]): string {
+  const rows = [['line', 'measured', 'threshold', 'result'], ...lines.map((l) => [l.name, l.measured, l.threshold, l.pass ? 'PASS' : 'FAIL'])];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const format = (r: readonly string[]): string => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
+  return [format(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(format)].join('\n');
+}
+
+const started = performance.now();
+const lines: GateLine[] = [];
+for (const m of MEASUREMENTS) lines.push(await measure(m));
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+
+const out: string[] = ['', `Release gate (measured in this run, ${seconds} s)`, '', table(lines), ''];
+for (const line of lines) {
+  out.push(`${line.pass ? 'PASS' : 'FAIL'} ${line.name}`);
+  for (const note of line.notes) out.push(`     ${note}`);
+}
+const failed = lines.filter((l) => !l.pass).length;
+out.push('', failed === 0 ? 'gate: every line passed' : `gate: ${failed} line${failed === 1 ? '' : 's'} failed`);
+process.stdout.write(out.join('\n') + '\n');
+process.exitCode = failed === 0 ? 0 : 1;
