@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { GuardEvent, ServerIdentity } from '../audit/events.js';
+import { redact } from '../audit/redact.js';
 import { auditForm, checkContent } from '../form/index.js';
 import { allowedModes, declaredModes, hasMode, modesEqual, narrowCapabilities, type Modes } from '../negotiation/capabilities.js';
 import { toPolicyDocument, type Policy, type PolicyDocument } from '../policy/policy.js';
@@ -24,7 +25,7 @@ import { analyzeUrl } from '../url/index.js';
 import type { UrlAnalysis } from '../url/types.js';
 import { defer, drop, forward, reply, type Decision } from './decision.js';
 import { FlowBook, type FlowNote, type FlowView, type OpenTicket, type Opener } from './flows.js';
-import { emptyMetrics, type GuardMetrics } from './metrics.js';
+import { AcceptanceTally, emptyMetrics, lineageKeyString, noticeAdvancedUnknown, type GuardMetrics } from './metrics.js';
 import { Session } from './session.js';
 
 export interface GuardOptions {
@@ -98,6 +99,7 @@ class GuardCore implements Guard {
   readonly #onEvent: ((event: GuardEvent) => void) | undefined;
   readonly #session: Session;
   readonly #metrics = emptyMetrics();
+  readonly #acceptances = new AcceptanceTally();
   readonly #flows: FlowBook;
   readonly #subject: string | null;
   readonly #sessionId: string;
@@ -416,10 +418,12 @@ class GuardCore implements Guard {
       return drop([this.#event({ type: 'completion.dropped', reason: 'invalid', elicitation: null })]);
     }
     const session = this.#session;
+    // Asked before the notice is judged, and checked against what it did: the invariant counter.
+    const knownPending = session.completions.isPending(id, session.generation);
     // A notice for a URL the user has not yet agreed to open proves nothing: drop it, keep the id
     // pending. (Consent to an elicitation/create is seen on the wire; consent to a -32042 entry is
     // seen only when the host records it through the guard, so those notices are not judged so.)
-    const flow = session.completions.isPending(id, session.generation) ? this.#flows.view(id) : null;
+    const flow = knownPending ? this.#flows.view(id) : null;
     if (flow !== null && flow.lineage !== 'error-retry' && (flow.state === 'USER_REVIEW' || flow.state === 'NAVIGATION_ACCEPTED')) {
       this.#metrics.completionsDropped += 1;
       return drop([this.#event({ type: 'completion.dropped', reason: 'before-consent', elicitation: shortDigest(id) })]);
@@ -429,7 +433,8 @@ class GuardCore implements Guard {
       this.#metrics.completionsDropped += 1;
       return drop([this.#event({ type: 'completion.dropped', reason: outcome.reason, elicitation: shortDigest(id) })]);
     }
-    this.#flows.onNotice(id);
+    const advanced = this.#flows.onNotice(id) === 'advanced';
+    if (noticeAdvancedUnknown(knownPending, true, advanced)) this.#metrics.completionNoticesAdvancingUnknown += 1;
     this.#metrics.completionsDelivered += 1;
     return forward(notification, [this.#event({ type: 'completion.delivered', elicitation: shortDigest(id) })]);
   }
@@ -516,13 +521,27 @@ class GuardCore implements Guard {
     session.acceptedAnswers.set(response.id as JsonRpcId, true);
     this.#flows.settleLineage(lineage, true);
     const durable = this.#flows.acceptBusiness(acceptance.receipt);
-    if (!this.#hasLedger) return forward(response);
+    if (!this.#hasLedger) {
+      this.#countAcceptance(lineage);
+      return forward(response);
+    }
     return defer(
       durable.then(
-        (accepted) => (accepted ? forward(response) : this.#withhold(response, 'another guard already accepted a final answer for this operation')),
+        (accepted) => {
+          if (!accepted) return this.#withhold(response, 'another guard already accepted a final answer for this operation');
+          this.#countAcceptance(lineage);
+          return forward(response);
+        },
         () => this.#withhold(response, 'the business receipt could not be written'),
       ),
     );
+  }
+
+  /** An answer accepted as an original operation's final answer: counted per lineage key. */
+  #countAcceptance(lineage: Lineage): void {
+    this.#metrics.originalOperationsAccepted += 1;
+    this.#acceptances.record(lineageKeyString(lineage.key));
+    this.#metrics.maxAcceptancesPerLineage = this.#acceptances.max;
   }
 
   #withhold(response: JsonRpcResult | JsonRpcError, reason: string): Decision {
@@ -537,8 +556,9 @@ class GuardCore implements Guard {
     const result = response.result;
     session.protocolVersion = typeof result.protocolVersion === 'string' ? result.protocolVersion : null;
     const info = isRecord(result.serverInfo) ? result.serverInfo : {};
-    session.serverName = typeof info.name === 'string' ? info.name : null;
-    session.serverVersion = typeof info.version === 'string' ? info.version : null;
+    // The server names itself: a secret-shaped name never reaches an event.
+    session.serverName = typeof info.name === 'string' ? redact(info.name) : null;
+    session.serverVersion = typeof info.version === 'string' ? redact(info.version) : null;
     return forward(response, [this.#event({ type: 'session.initialized', protocolVersion: session.protocolVersion, modes: session.modes })]);
   }
 

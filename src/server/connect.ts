@@ -101,6 +101,25 @@ export type ConnectOutcome =
   | { readonly kind: 'completed'; readonly elicitationId: string }
   | { readonly kind: 'refused'; readonly status: number; readonly code: ConnectCode; readonly title: string; readonly message: string };
 
+/** Counters a server can export as metrics. Monotonic within a service's life. */
+export interface ConnectMetrics {
+  /** Third-party tokens stored in the vault. */
+  readonly tokensBound: number;
+  /**
+   * Invariant: tokens bound to a subject other than the one the flow was issued for, or other than
+   * the one signed in on the callback. Must stay 0.
+   */
+  readonly crossSubjectBindings: number;
+}
+
+/**
+ * Whether binding a token under `boundTo` crosses subjects: the flow was issued for `issuedFor` and
+ * the browser on the callback is signed in as `signedIn`; all three must be the same subject.
+ */
+export function isCrossSubjectBinding(boundTo: string, issuedFor: string, signedIn: string | null): boolean {
+  return boundTo !== issuedFor || signedIn !== issuedFor;
+}
+
 const MAX_TTL_MS = 24 * 60 * 60 * 1000;
 const FLOW_ID_BYTES = 32;
 const ELICITATION_ID_BYTES = 16;
@@ -175,6 +194,7 @@ export class ConnectService {
   readonly #defaultTtlMs: number;
   readonly #insecure: boolean;
   #server: Promise<oauth.AuthorizationServer> | null = null;
+  readonly #metrics = { tokensBound: 0, crossSubjectBindings: 0 };
 
   constructor(options: ConnectServiceOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -205,6 +225,11 @@ export class ConnectService {
     this.#audit = options.audit ?? null;
     this.#onComplete = options.onComplete ?? null;
     this.#defaultTtlMs = options.defaultTtlMs ?? 10 * 60 * 1000;
+  }
+
+  /** The service's counters (a copy). */
+  metrics(): ConnectMetrics {
+    return { ...this.#metrics };
   }
 
   /**
@@ -370,11 +395,14 @@ export class ConnectService {
       ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
       issuer: server.issuer,
     };
+    const boundTo = flow.subject;
     try {
-      await this.#vault.put(flow.subject, this.providerName, secret);
+      await this.#vault.put(boundTo, this.providerName, secret);
     } catch {
       return this.#refuse('callback', REFUSAL.vault(), flow, subject, 'the vault refused the token');
     }
+    this.#metrics.tokensBound += 1;
+    if (isCrossSubjectBinding(boundTo, taken.flow.subject, subject)) this.#metrics.crossSubjectBindings += 1;
     if (!this.#store.complete(flow.id)) return this.#refuse('callback', REFUSAL.completed(), flow, subject, 'the flow was completed concurrently');
     this.#emit({ type: 'connect.completed', at: this.#clock(), provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), scope: tokens.scope ?? null });
     if (this.#onComplete !== null) {

@@ -32,7 +32,9 @@ export {
 export {
   ConnectService,
   connectHandler,
+  isCrossSubjectBinding,
   type ConnectCompletion,
+  type ConnectMetrics,
   type ConnectHandlerOptions,
   type ConnectOutcome,
   type ConnectProviderConfig,
