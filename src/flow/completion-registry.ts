@@ -42,9 +42,14 @@ export class CompletionRegistry {
     return this.#entries.size;
   }
 
-  /** Remembers an id as pending. Re-registering a known id keeps its first entry. */
+  /**
+   * Remembers an id as pending. Re-registering a known id of the same generation keeps its first
+   * entry; an id of an older generation is replaced (a server that restarted may reuse its ids).
+   */
   register(elicitationId: string, generation: number, source: CompletionSource): void {
-    if (this.#entries.has(elicitationId)) return;
+    const known = this.#entries.get(elicitationId);
+    if (known !== undefined && known.generation === generation) return;
+    this.#entries.delete(elicitationId);
     this.#entries.set(elicitationId, { state: 'pending', generation, expiresAt: this.#options.clock() + this.#options.ttlMs, source });
     while (this.#entries.size > this.#options.maxEntries) {
       const oldest = this.#entries.keys().next().value as string;

@@ -246,6 +246,15 @@ describe('completion hygiene', () => {
     expect(guard.inbound(completion('old'))).toMatchObject({ action: 'drop', events: [{ reason: 'stale' }] });
   });
 
+  it('accepts a reused id in a new session generation and delivers its notice', () => {
+    const { guard } = urlSession();
+    guard.inbound(urlRequest(4, OAUTH_URL, 'connect-1'));
+    handshake(guard, { url: {} });
+    guard.inbound(urlRequest(5, OAUTH_URL, 'connect-1'));
+    guard.outbound({ jsonrpc: '2.0', id: 5, result: { action: 'accept' } });
+    expect(guard.inbound(completion('connect-1')).action).toBe('forward');
+  });
+
   it('keeps the id table bounded under a flood of distinct ids', () => {
     const guard = createGuard({ policy: { completion: { maxPending: 100 } } });
     handshake(guard, { url: {} });
