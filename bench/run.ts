@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each reported against a baseline measured in the same run.
  * No figure here is asserted anywhere; the README and the issue notes quote what this prints.
  */
+import { benchFlood, printFlood } from './flood.bench.js';
 import { benchLedger, printLedger } from './ledger.bench.js';
 import { printPairs } from './harness.js';
 import { benchProxy, printProxy } from './proxy.bench.js';
@@ -13,3 +14,4 @@ const url = await benchUrl();
 printPairs(`URL analysis over ${url.inputs} shared-corpus URLs: new URL() + tldts.parse() (baseline) vs analyzeUrl (candidate), target ≤ ${url.target}×`, [url]);
 printLedger(await benchLedger());
 printProxy(await benchProxy());
+printFlood(await benchFlood());

@@ -150,6 +150,8 @@ export class FlowBook {
   onAnswer(elicitationId: string, action: unknown): void {
     const entry = this.#entries.get(elicitationId);
     if (entry === undefined) return;
+    // Already decided through the guard (the handler, or a manual control): the wire answer adds nothing.
+    if (entry.flow.state === 'CANCELLED' || entry.flow.state === 'DECLINED') return;
     const decision: ConsentDecision = action === 'accept' ? 'accept' : action === 'decline' ? 'decline' : 'cancel';
     // A host that draws its own UI (the proxy) answers on the wire only: the answer is its consent.
     if (entry.consent === null) this.#consent(entry, decision, { display: entry.analysis.display, findings: entry.analysis.findings, message: entry.message });

@@ -136,7 +136,9 @@ class GuardCore implements Guard {
   }
 
   recordConsent(elicitationId: string, decision: ConsentDecision, shown?: ShownToUser): Promise<OpenTicket | null> {
-    return this.#flows.recordConsent(elicitationId, decision, shown);
+    const ticket = this.#flows.recordConsent(elicitationId, decision, shown);
+    if (decision !== 'accept') this.#session.completions.finish(elicitationId);
+    return ticket;
   }
 
   openUrl(ticket: OpenTicket, opener: Opener): Promise<void> {
@@ -152,7 +154,9 @@ class GuardCore implements Guard {
   }
 
   cancelFlow(elicitationId: string): FlowView {
-    return this.#recorded(() => this.#flows.cancel(elicitationId));
+    const view = this.#recorded(() => this.#flows.cancel(elicitationId));
+    this.#session.completions.finish(elicitationId);
+    return view;
   }
 
   /** Runs a manual control; a refused move is recorded as an event before it is thrown to the host. */
@@ -264,6 +268,11 @@ class GuardCore implements Guard {
       case 'notification': {
         const notification = message as JsonRpcNotification;
         if (notification.method === Method.elicitationComplete) return this.#onCompletion(notification);
+        // An elicitation without an id cannot be answered and was never judged: it never reaches the host.
+        if (notification.method === Method.elicitationCreate) {
+          this.#metrics.elicitationsRefused += 1;
+          return drop([this.#event({ type: 'guard.error', code: GuardCode.invalidParams, message: 'elicitation/create without an id dropped' })]);
+        }
         if (notification.method === Method.cancelled) this.#onServerCancelled(notification);
         if (notification.method === Method.taskStatus) this.#onTaskStatus(notification);
         return forward(notification);
@@ -465,6 +474,10 @@ class GuardCore implements Guard {
     }
     const request = session.hostRequests.take(response.id);
     if (request === undefined) {
+      // A -32042 that answers nothing the host asked carries an elicitation list nobody judged.
+      if ('error' in response && response.error.code === RpcCode.urlElicitationRequired) {
+        return drop([this.#event({ type: 'guard.error', code: GuardCode.invalidParams, message: 'a -32042 answering no request in flight was dropped' })]);
+      }
       if (session.acceptedAnswers.get(response.id) === undefined) return forward(response);
       const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: response.id, reason: 'a second answer to an operation whose final answer was already accepted' });
       return drop([event]);
@@ -706,6 +719,12 @@ class GuardCore implements Guard {
     const result = response.result;
     const action = result.action;
     if (pending.mode === 'url') {
+      const decided = pending.elicitationId === null ? null : this.#flows.view(pending.elicitationId);
+      if (decided !== null && action === 'accept' && (decided.state === 'CANCELLED' || decided.state === 'DECLINED')) {
+        // The user (or the server) ended this flow through the guard: a late accept must not reach the server.
+        const answer = decided.state === 'DECLINED' ? 'decline' : 'cancel';
+        return forward({ jsonrpc: '2.0', id: response.id, result: { action: answer } }, [this.#event({ type: 'response.withheld', code: GuardCode.illegalTransition, requestId: response.id, reason: `the flow was already ${decided.state.toLowerCase()}` })]);
+      }
       if (pending.elicitationId !== null) this.#flows.onAnswer(pending.elicitationId, action);
       if (action !== 'accept' && pending.elicitationId !== null) this.#session.completions.finish(pending.elicitationId);
       // URL mode never carries data back: "the content field is omitted".

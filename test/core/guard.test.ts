@@ -419,13 +419,6 @@ describe('-32042 URL elicitation required', () => {
     expect(error.data.elicitations.map((e) => e.elicitationId)).toEqual(['pay-1']);
     expect(guard.inbound(completion('pay-1')).action).toBe('forward');
   });
-
-  it('leaves a -32042 that answers no host request alone', () => {
-    const guard = createGuard();
-    handshake(guard, { form: {} });
-    const stray = required(99, []);
-    expect(guard.inbound(stray)).toMatchObject({ action: 'forward', message: stray });
-  });
 });
 
 describe('staying out of the way', () => {
@@ -455,5 +448,30 @@ describe('staying out of the way', () => {
     const decision = guard.inbound(hostile);
     expect(decision).toMatchObject({ action: 'reply', message: { id: 21, error: { code: -32603, data: { code: 'E_GUARD_INTERNAL' } } } });
     expect(guard.metrics().internalErrors).toBe(1);
+  });
+});
+
+describe('what fuzzing found', () => {
+  it('drops an elicitation/create without an id and a -32042 that answers nothing in flight', () => {
+    const guard = createGuard();
+    handshake(guard, { form: {}, url: {} });
+    expect(guard.inbound({ jsonrpc: '2.0', method: 'elicitation/create', params: null }).action).toBe('drop');
+    const stray = { jsonrpc: '2.0', id: 404, error: { code: -32042, message: 'required', data: { elicitations: [{ mode: 'url', elicitationId: 'x', url: 'https://evil.example/', message: 'm' }] } } };
+    expect(guard.inbound(stray).action).toBe('drop');
+  });
+
+  it('turns a late wire accept into the decision already recorded through the guard', async () => {
+    const guard = createGuard();
+    handshake(guard, { url: {} });
+    guard.inbound(urlRequest('s1', OAUTH_URL, 'e1'));
+    guard.cancelFlow('e1');
+    const decision = guard.outbound({ jsonrpc: '2.0', id: 's1', result: { action: 'accept' } });
+    expect(decision).toMatchObject({ action: 'forward', message: { id: 's1', result: { action: 'cancel' } } });
+    expect(guard.metrics().internalErrors).toBe(0);
+    expect(guard.inbound(completion('e1')).action).toBe('drop');
+    guard.inbound(urlRequest('s2', OAUTH_URL, 'e2'));
+    await guard.recordConsent('e2', 'decline');
+    expect(guard.outbound({ jsonrpc: '2.0', id: 's2', result: { action: 'accept' } })).toMatchObject({ message: { result: { action: 'decline' } } });
+    expect(guard.inbound(completion('e2')).action).toBe('drop');
   });
 });

@@ -141,9 +141,9 @@ describe('the flow state machine against its model', () => {
       fc.property(commands, (cmds) => {
         fc.modelRun(() => ({ model: { state: 'CREATED' as FlowState, time: 0 }, real: { flow: createFlow('nav_model', 0) } }), cmds);
       }),
-      { numRuns: 150, seed: 20251125 },
+      { numRuns: Number(process.env.FC_RUNS) || 150, seed: 20251125 },
     );
     // Agreement proves little unless the runs reached every state and probed it there.
     expect([...probed].sort()).toEqual([...FLOW_STATES].sort());
-  });
+  }, 30_000 + (Number(process.env.FC_RUNS) || 150) * 10);
 });

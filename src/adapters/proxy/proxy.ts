@@ -166,7 +166,7 @@ function forHost(message: JsonRpcMessage): JsonRpcMessage {
     return message;
   }
   const request = message as JsonRpcRequest;
-  return request.params === undefined ? request : { ...request, params: withWarning(request.params) };
+  return isRecord(request.params) ? { ...request, params: withWarning(request.params) } : request;
 }
 
 function withWarning(params: Record<string, unknown>): Record<string, unknown> {
