@@ -5,7 +5,7 @@
  * look-alikes on the Unicode form; the original text is judged too, for what the parser hid.
  */
 import type { Policy } from '../policy/policy.js';
-import { parseUrl, viewOf } from './canonical.js';
+import { canonicalView, parseUrl, viewOf } from './canonical.js';
 import { findHiddenCharacters, hasLoneSurrogate } from './characters.js';
 import { UrlFinding } from './codes.js';
 import { judgeContent } from './content.js';
@@ -31,8 +31,11 @@ function analyze(input: unknown, policy: Policy | undefined): UrlAnalysis {
     findings.add(UrlFinding.tooLong, 'error', `The URL is ${input.length} characters long; the policy allows ${settings.maxLength}.`);
     return result(findings, EMPTY_DISPLAY);
   }
+  // An input already in canonical form is read as it is (and is `PLAIN`); anything else goes
+  // through the parser below.
+  const canonical = canonicalView(input);
   // Printable ASCII without spaces holds no surrogate and no hidden character: skip both scans.
-  const plain = PLAIN.test(input);
+  const plain = canonical !== null || PLAIN.test(input);
   if (!plain && HIDDEN_POSSIBLE.test(input)) {
     if (hasLoneSurrogate(input)) {
       findings.add(UrlFinding.malformedUnicode, 'error', 'The URL contains malformed Unicode (an unpaired surrogate).');
@@ -41,12 +44,15 @@ function analyze(input: unknown, policy: Policy | undefined): UrlAnalysis {
     reportHidden(findings, findHiddenCharacters(input));
   }
 
-  const parsed = parseUrl(input);
-  if (parsed === null) {
-    findings.add(UrlFinding.notAbsolute, 'error', 'Not an absolute URL that a browser would open.');
-    return result(findings, EMPTY_DISPLAY);
+  let url = canonical;
+  if (url === null) {
+    const parsed = parseUrl(input);
+    if (parsed === null) {
+      findings.add(UrlFinding.notAbsolute, 'error', 'Not an absolute URL that a browser would open.');
+      return result(findings, EMPTY_DISPLAY);
+    }
+    url = viewOf(parsed);
   }
-  const url = viewOf(parsed);
   if (url.href.length > settings.maxLength) {
     findings.add(UrlFinding.tooLong, 'error', `Once canonicalised the URL is ${url.href.length} characters long; the policy allows ${settings.maxLength}.`);
   }
@@ -57,7 +63,8 @@ function analyze(input: unknown, policy: Policy | undefined): UrlAnalysis {
   }
   if (!plain) reportBackslash(input, findings);
   const host = judgeHost(url, input, plain, settings, findings);
-  const decoy = decoyHost(url, host.parts?.registrable ?? null, settings.protectedDomains);
+  // `PLAIN` input has no `@`, and parsing never adds one: no decoy host to look for.
+  const decoy = plain ? null : decoyHost(url, host.parts?.registrable ?? null, settings.protectedDomains);
   if (decoy !== null) findings.add(UrlFinding.decoyHost, 'error', `The URL shows ${decoy} after an "@" outside the host, where it reads as the destination; the browser opens ${url.hostname}.`);
   judgeContent(url, host, settings, findings);
   return result(findings, buildDisplay(url, host));

@@ -18,6 +18,8 @@ import { hostSet, type Settings } from './settings.js';
 import type { HostJudgement } from './structure.js';
 
 const OAUTH_MARKERS = ['responsetype', 'redirecturi', 'codechallenge', 'scope'];
+/** The shortest marker's length: shorter keys (`q`, `id`) skip the list. */
+const MIN_OAUTH_MARKER = 5;
 
 /** An OAuth 2.0 / OIDC authorization request: a `client_id` plus one of its companions. */
 function isOAuthRequest(parts: readonly UrlPart[]): boolean {
@@ -26,7 +28,7 @@ function isOAuthRequest(parts: readonly UrlPart[]): boolean {
   for (const p of parts) {
     if (p.where !== 'query' || p.name === null) continue;
     if (p.key === 'clientid') clientId = true;
-    else if (OAUTH_MARKERS.includes(p.key)) marker = true;
+    else if (p.key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(p.key)) marker = true;
   }
   return clientId && marker;
 }
@@ -74,7 +76,7 @@ export function judgeContent(url: UrlView, host: HostJudgement, settings: Settin
 
   const ownSite = host.parts?.registrable ?? null;
   const redirectSet = settings.redirectHosts.length > 0 ? hostSet(settings.redirectHosts) : null;
-  for (const target of findRedirectTargets(parts, url.url)) {
+  for (const target of findRedirectTargets(parts, url.href)) {
     const where = describePart(target.part);
     if (target.kind === 'script') {
       findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to a "${target.scheme}:" URL, which runs code or opens local data instead of a web page.`);

@@ -79,6 +79,14 @@ const WEBHOOKS: ReadonlyMap<string, readonly [RegExp, string]> = new Map([
 const TEAMS_WEBHOOK_HOST = '.webhook.office.com';
 const WEBHOOK_SITES = new Set(['slack.com', 'discord.com', 'discordapp.com', 'telegram.org', 'office.com', 'office365.com', 'zapier.com', 'ifttt.com']);
 const TEAMS_WEBHOOK_PATH = /^\/webhookb2\//i;
+// Every URL asks whether its site is a webhook site: a bit per (first letter, length) of those
+// sites answers most without hashing the name for the set.
+const WEBHOOK_SHAPES = new Uint32Array(128);
+for (const site of WEBHOOK_SITES) WEBHOOK_SHAPES[site.charCodeAt(0) & 0x7f]! |= 1 << Math.min(site.length, 31);
+
+function mayBeWebhookSite(registrable: string): boolean {
+  return (WEBHOOK_SHAPES[registrable.charCodeAt(0) & 0x7f]! & (1 << Math.min(registrable.length, 31))) !== 0;
+}
 
 function nameClass(key: string): 'secret' | 'strong' | 'weak' | null {
   if (key.length < 2 || NOT_CREDENTIALS.has(key) || key.includes('csrf') || key.includes('xsrf')) return null;
@@ -188,7 +196,7 @@ export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean
 
 /** A URL that is itself a secret (webhook endpoints), by host and path shape. */
 export function findPreauthenticatedUrl(hostname: string, pathname: string, registrable: string | null): CredentialHit | null {
-  if (registrable === null || !WEBHOOK_SITES.has(registrable)) return null;
+  if (registrable === null || !mayBeWebhookSite(registrable) || !WEBHOOK_SITES.has(registrable)) return null;
   const shape = WEBHOOKS.get(hostname);
   if (shape !== undefined) return shape[0].test(pathname) ? { part: null, rule: shape[1] } : null;
   if (hostname.endsWith(TEAMS_WEBHOOK_HOST) && TEAMS_WEBHOOK_PATH.test(pathname)) return { part: null, rule: 'a Microsoft Teams webhook URL' };
@@ -201,11 +209,25 @@ const LABEL_PREFIX = new RegExp(HOST_LABEL_PREFIX.source.replace('(?:^|\\.)', '^
 
 /** A host label shaped like a secret (`ghp_...`, `AKIA...` lower-cased by the parser): DNS exfiltration. */
 export function findSecretInHost(hostname: string): CredentialHit | null {
-  if (hostname.length < 17 || !HOST_LABEL_PREFIX.test(hostname)) return null;
+  // Only a label of 16 characters or more is judged, and most hosts have none: a scan of the dots
+  // tells without running the prefix regex over every host.
+  if (hostname.length < 17 || !hasLongLabel(hostname, 16) || !HOST_LABEL_PREFIX.test(hostname)) return null;
   for (const label of hostname.split('.')) {
     if (label.length < 16 || !LABEL_PREFIX.test(label)) continue;
     const match = findSecret(label) ?? findSecret(label.toUpperCase());
     if (match !== null) return { part: null, rule: `${match.rule} in a host label` };
   }
   return null;
+}
+
+/** True when a dot-separated label of `host` is at least `min` characters long. */
+function hasLongLabel(host: string, min: number): boolean {
+  let start = 0;
+  for (;;) {
+    const dot = host.indexOf('.', start);
+    const end = dot < 0 ? host.length : dot;
+    if (end - start >= min) return true;
+    if (dot < 0) return false;
+    start = dot + 1;
+  }
 }

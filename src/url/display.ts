@@ -22,6 +22,17 @@ function segment(kind: UrlSegment['kind'], text: string, highlight = false): Url
   return { kind, text, highlight };
 }
 
+// Segments every web URL shares, frozen and reused: each analysis allocates only what is its own
+// (allocation, not arithmetic, dominates what a display costs).
+const HTTPS = Object.freeze(segment('scheme', 'https'));
+const HTTP = Object.freeze(segment('scheme', 'http'));
+const AUTHORITY = Object.freeze(segment('separator', '://'));
+const NO_AUTHORITY = Object.freeze(segment('separator', ':'));
+
+function present(s: UrlSegment | null): number {
+  return s === null ? 0 : 1;
+}
+
 export interface DisplayHost {
   /** Host parts when the host is a domain name; null for IP literals, opaque or empty hosts. */
   readonly parts: HostParts | null;
@@ -36,14 +47,10 @@ export interface DisplayHost {
  */
 export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
   const { href, protocol, hash, search } = url;
-  const scheme = protocol.slice(0, -1);
-  const segments: UrlSegment[] = [segment('scheme', scheme)];
+  const schemeSegment = protocol === 'https:' ? HTTPS : protocol === 'http:' ? HTTP : segment('scheme', protocol.slice(0, -1));
+  const scheme = schemeSegment.text;
   const hasAuthority = href.charCodeAt(protocol.length) === 0x2f && href.charCodeAt(protocol.length + 1) === 0x2f;
-  segments.push(segment('separator', hasAuthority ? '://' : ':'));
-
-  if (url.username !== '' || url.password !== '') {
-    segments.push(segment('userinfo', `${url.username}${url.password !== '' ? ':***' : ''}@`));
-  }
+  const userinfo = url.username !== '' || url.password !== '' ? segment('userinfo', `${url.username}${url.password !== '' ? ':***' : ''}@`) : null;
 
   const ascii = url.hostname;
   const parts = host.parts;
@@ -51,29 +58,55 @@ export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
   const hostUnicode = ascii === '' ? null : parts !== null ? parts.unicode : ascii;
   const shown = ascii === '' ? null : showUnicode ? parts!.unicode : ascii;
   let registrableDomain: string | null = null;
-
+  let subdomain: UrlSegment | null = null;
+  let hostSegment: UrlSegment | null = null;
   if (shown !== null) {
     if (parts !== null && parts.registrable !== null) {
       registrableDomain = showUnicode ? parts.registrableUnicode! : parts.registrable;
       const sub = showUnicode ? parts.subdomainUnicode : parts.subdomain;
-      if (sub !== '') segments.push(segment('subdomain', sub + '.'));
-      segments.push(segment('registrable', registrableDomain, true));
+      if (sub !== '') subdomain = segment('subdomain', sub + '.');
+      hostSegment = segment('registrable', registrableDomain, true);
     } else {
-      segments.push(segment('host', shown, true));
+      hostSegment = segment('host', shown, true);
     }
   }
-  if (url.port !== '') segments.push(segment('port', `:${url.port}`));
-  if (url.pathname !== '') segments.push(segment('path', url.pathname));
+  const port = url.port !== '' ? segment('port', `:${url.port}`) : null;
+  const path = url.pathname !== '' ? segment('path', url.pathname) : null;
   // An empty query or fragment (`/?`, `/#`) is still part of the canonical URL; the delimiters
   // can only sit right before the fragment or at the very end.
   const emptyFragment = hash === '' && href.endsWith('#');
   const beforeFragment = href.length - (hash !== '' ? hash.length : emptyFragment ? 1 : 0);
-  const query = search !== '' ? search : href.charCodeAt(beforeFragment - 1) === 0x3f ? '?' : '';
-  if (query !== '') segments.push(segment('query', query));
-  if (hash !== '' || emptyFragment) segments.push(segment('fragment', emptyFragment ? '#' : hash));
+  const queryText = search !== '' ? search : href.charCodeAt(beforeFragment - 1) === 0x3f ? '?' : '';
+  const query = queryText !== '' ? segment('query', queryText) : null;
+  const fragment = hash !== '' || emptyFragment ? segment('fragment', emptyFragment ? '#' : hash) : null;
 
-  let full = '';
-  for (const s of segments) full += s.text;
+  // One array of the exact size: growing it segment by segment allocates several times that.
+  const count = 2 + present(userinfo) + present(subdomain) + present(hostSegment) + present(port) + present(path) + present(query) + present(fragment);
+  const segments = new Array<UrlSegment>(count);
+  let at = 0;
+  segments[at++] = schemeSegment;
+  segments[at++] = hasAuthority ? AUTHORITY : NO_AUTHORITY;
+  if (userinfo !== null) segments[at++] = userinfo;
+  if (subdomain !== null) segments[at++] = subdomain;
+  if (hostSegment !== null) segments[at++] = hostSegment;
+  if (port !== null) segments[at++] = port;
+  if (path !== null) segments[at++] = path;
+  if (query !== null) segments[at++] = query;
+  if (fragment !== null) segments[at++] = fragment;
+
+  // Each segment is the canonical URL's own text at its place, except a masked password and a
+  // Unicode host, or it leaves something out (a trailing dot of the host, the `/.` before a path
+  // that starts with `//`), which shortens the whole. Without those two, equal length means the
+  // segments spell `href`: use it rather than a concatenation.
+  let length = 0;
+  for (const s of segments) length += s.text.length;
+  let full: string;
+  if (url.password === '' && !showUnicode && length === href.length) {
+    full = href;
+  } else {
+    full = '';
+    for (const s of segments) full += s.text;
+  }
   return {
     full,
     segments,

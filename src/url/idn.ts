@@ -54,8 +54,20 @@ const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
 const DECIMAL_DIGIT = /\p{Nd}/u;
 const NONSPACING_MARK = /\p{Mn}/u;
 
+// The verdict depends on the code point alone and costs several Unicode property tests: memoised
+// like `charScripts`, since hosts of one language repeat the same few hundred characters.
+const ALLOWED_MEMO = new Map<number, boolean>();
+
 function allowedCharacter(cp: number, ch: string): boolean {
   if (cp < 0x80) return (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39) || cp === 0x2d || cp === 0x5f;
+  const known = ALLOWED_MEMO.get(cp);
+  if (known !== undefined) return known;
+  const allowed = allowedNonAscii(cp, ch);
+  if (ALLOWED_MEMO.size < 65536) ALLOWED_MEMO.set(cp, allowed);
+  return allowed;
+}
+
+function allowedNonAscii(cp: number, ch: string): boolean {
   if (inRanges(cp, CHROMIUM_REMOVED)) return false;
   if (PUNCTUATION_ALLOWED.has(cp)) return true;
   const scripts = charScripts(cp);
@@ -104,7 +116,8 @@ const WHOLE_SCRIPT_RULES: readonly WholeScriptRule[] = [
   wsc('Myanmar', 'ခဂငထပဝ၀၂ၔၜ\u1090\u1091\u1095\u1096\u1097', ['mm']),
   wsc('Thai', 'ทนบพรหเแ๐ดลปฟม', ['th']),
 ];
-const WSC_BY_SCRIPT = new Map(WHOLE_SCRIPT_RULES.map((r) => [scriptBit(r.script), r]));
+// Pairs in table order, iterated per label (iterating a Map allocates an entry per step).
+const WSC_BY_SCRIPT: readonly (readonly [number, WholeScriptRule])[] = WHOLE_SCRIPT_RULES.map((r) => [scriptBit(r.script), r] as const);
 // Real Cyrillic words made only of Latin-looking letters (Chromium's allow list).
 const CYRILLIC_WORDS = new Set(['секс', 'как', 'коса', 'курс', 'парк', 'такий', 'укроп', 'сахарок', 'покраска']);
 
@@ -156,8 +169,8 @@ function digitZero(cp: number): number {
 function mixesNumberingSystems(cps: readonly number[]): boolean {
   let zero = -1;
   for (const cp of cps) {
-    const ch = String.fromCodePoint(cp);
-    if (!DECIMAL_DIGIT.test(ch)) continue;
+    // The ASCII decimal digits are 0-9 only; other code points need the property test.
+    if (cp < 0x80 ? cp < 0x30 || cp > 0x39 : !DECIMAL_DIGIT.test(String.fromCodePoint(cp))) continue;
     const z = cp <= 0x39 ? 0x30 : digitZero(cp);
     if (zero === -1) zero = z;
     else if (zero !== z) return true;

@@ -31,10 +31,17 @@ function decode(text: string): string {
   }
 }
 
-const NORMALIZED = /^[a-z0-9]*$/;
+/** True when `name` is lower-case letters and digits only (`/^[a-z0-9]*$/`), so already normalised. */
+function isNormalized(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39))) return false;
+  }
+  return true;
+}
 
 export function normalizeName(name: string): string {
-  if (NORMALIZED.test(name)) return name;
+  if (isNormalized(name)) return name;
   return name.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
@@ -42,15 +49,43 @@ function plusToSpace(text: string): string {
   return text.includes('+') ? text.replace(/\+/g, ' ') : text;
 }
 
-function parseParams(text: string, where: PartLocation, out: UrlPart[]): void {
-  for (const pair of text.split('&')) {
-    if (pair === '' || out.length >= MAX_PARTS) continue;
-    const eq = pair.indexOf('=');
-    const rawName = eq >= 0 ? pair.slice(0, eq) : pair;
-    const rawValue = eq >= 0 ? pair.slice(eq + 1) : '';
-    const name = decode(plusToSpace(rawName));
-    const literal = decode(rawValue);
-    out.push({ where, name, key: normalizeName(name), value: rawValue.includes('+') ? decode(plusToSpace(rawValue)) : literal, literal, context: '' });
+// The splitting below walks the text with `indexOf` instead of `split`: `split` allocates an
+// array per call and costs more than the rest of this module on a typical URL.
+
+/**
+ * Which escapes the URL holds at all: most hold no `%` and no `+`, and then no part needs
+ * decoding, which saves looking for them in every name and value.
+ */
+interface Escapes {
+  readonly percent: boolean;
+  readonly plus: boolean;
+}
+
+/**
+ * Parses `text` from `from` on as `name=value` pairs separated by `&` (and `;` for matrix
+ * parameters), cutting names and values straight out of `text`.
+ */
+function parseParams(text: string, from: number, where: PartLocation, out: UrlPart[], escapes: Escapes, semicolons = false): void {
+  let start = from;
+  while (start <= text.length) {
+    let end = text.indexOf('&', start);
+    if (end < 0) end = text.length;
+    if (semicolons) {
+      const semicolon = text.indexOf(';', start);
+      if (semicolon >= 0 && semicolon < end) end = semicolon;
+    }
+    if (end > start && out.length < MAX_PARTS) {
+      let eq = start;
+      while (eq < end && text.charCodeAt(eq) !== 0x3d) eq++;
+      const rawName = text.slice(start, eq);
+      const rawValue = eq < end ? text.slice(eq + 1, end) : '';
+      const spaced = escapes.plus ? plusToSpace(rawName) : rawName;
+      const name = escapes.percent ? decode(spaced) : spaced;
+      const literal = escapes.percent ? decode(rawValue) : rawValue;
+      const value = escapes.plus && rawValue.includes('+') ? decode(plusToSpace(rawValue)) : literal;
+      out.push({ where, name, key: normalizeName(name), value, literal, context: '' });
+    }
+    start = end + 1;
   }
 }
 
@@ -61,27 +96,35 @@ export function urlParts(url: UrlView): UrlPart[] {
   const search = url.search;
   const hash = url.hash;
   if (pathname === '/' && search === '' && hash === '') return out;
-  if (search.length > 1) parseParams(search.slice(1), 'query', out);
+  const escapes: Escapes = { percent: url.href.includes('%'), plus: url.href.includes('+') };
+  if (search.length > 1) parseParams(search, 1, 'query', out, escapes);
   if (hash.length > 1) {
     const fragment = hash.slice(1);
-    const decoded = decode(fragment);
+    const decoded = escapes.percent ? decode(fragment) : fragment;
     out.push({ where: 'fragment', name: null, key: '', value: decoded, literal: decoded, context: '' });
     // `#access_token=...&state=...`, or a client-side route with its own query (`#/cb?x=1`).
-    const q = fragment.indexOf('?');
-    const params = q >= 0 ? fragment.slice(q + 1) : fragment;
-    if (params.includes('=')) parseParams(params, 'fragment', out);
+    const q = hash.indexOf('?', 1);
+    const params = q >= 0 ? q + 1 : 1;
+    if (hash.indexOf('=', params) >= 0) parseParams(hash, params, 'fragment', out, escapes);
   }
   let context = '';
-  for (const segment of pathname.split('/')) {
-    if (segment === '' || out.length >= MAX_PARTS) continue;
-    // Matrix parameters (`/app;jsessionid=...`) are named values inside a segment.
-    const semicolon = segment.indexOf(';');
-    const head = semicolon >= 0 ? segment.slice(0, semicolon) : segment;
-    if (semicolon >= 0) parseParams(segment.slice(semicolon + 1).replaceAll(';', '&'), 'path', out);
-    if (head === '') continue;
-    const decoded = decode(head);
-    out.push({ where: 'path', name: null, key: '', value: decoded, literal: decoded, context });
-    context = normalizeName(decoded);
+  let start = 0;
+  while (start <= pathname.length) {
+    let end = pathname.indexOf('/', start);
+    if (end < 0) end = pathname.length;
+    if (end > start && out.length < MAX_PARTS) {
+      const segment = pathname.slice(start, end);
+      // Matrix parameters (`/app;jsessionid=...`) are named values inside a segment.
+      const semicolon = segment.indexOf(';');
+      const head = semicolon >= 0 ? segment.slice(0, semicolon) : segment;
+      if (semicolon >= 0) parseParams(segment, semicolon + 1, 'path', out, escapes, true);
+      if (head !== '') {
+        const decoded = escapes.percent ? decode(head) : head;
+        out.push({ where: 'path', name: null, key: '', value: decoded, literal: decoded, context });
+        context = normalizeName(decoded);
+      }
+    }
+    start = end + 1;
   }
   return out;
 }

@@ -18,6 +18,7 @@ export type PersonalHit = { readonly part: UrlPart; readonly kind: PersonalKind;
 
 const EMAIL = /(?:"[^"\r\n]{1,64}"|[A-Za-z0-9._%+-]{1,64})(?:@|\s?[([]at[)\]]\s?)((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})(?![A-Za-z0-9-])/gi;
 const EMAIL_HINT = /@|[([]at[)\]]/i;
+const HINT_CHARACTER = /[@([]/;
 const ICANN = { allowPrivateDomains: false, extractHostname: false, detectIp: false, validateHostname: false } as const;
 /** Reserved names (RFC 2606, RFC 6761) that test and internal addresses use. */
 const RESERVED_TLDS = new Set(['example', 'test', 'invalid', 'localhost', 'local', 'internal']);
@@ -32,6 +33,17 @@ const IDENTITY_NAMES = new Set([
 const BIRTH_NAMES = new Set(['dob', 'dateofbirth', 'birthdate', 'birthday', 'bday', 'geburtsdatum']);
 const IP_NAMES = new Set(['ip', 'ipaddress', 'ipaddr', 'clientip', 'userip', 'remoteip']);
 const LOCATION_NAMES = new Set(['geo', 'latlng', 'latlon', 'location', 'coords', 'coordinates', 'position', 'gps']);
+/** The name lists above are disjoint, so one lookup tells which value check a name calls for. */
+const NAMED_KINDS: ReadonlyMap<string, Exclude<PersonalKind, 'phone'>> = new Map([
+  ...Array.from(EMAIL_NAMES, (name) => [name, 'email'] as const),
+  ...Array.from(IDENTITY_NAMES, (name) => [name, 'identity'] as const),
+  ...Array.from(BIRTH_NAMES, (name) => [name, 'birth-date'] as const),
+  ...Array.from(IP_NAMES, (name) => [name, 'ip-address'] as const),
+  ...Array.from(LOCATION_NAMES, (name) => [name, 'location'] as const),
+]);
+if (NAMED_KINDS.size !== EMAIL_NAMES.size + IDENTITY_NAMES.size + BIRTH_NAMES.size + IP_NAMES.size + LOCATION_NAMES.size) {
+  throw new Error('personal.ts: a parameter name is in two name lists');
+}
 const CARD_NAMES = new Set(['card', 'cardnumber', 'cardno', 'cc', 'ccnumber', 'ccnum', 'pan', 'creditcard', 'creditcardnumber']);
 const CARD_CODE_NAMES = new Set(['cvc', 'cvv', 'cvv2', 'cvc2', 'csc', 'securitycode', 'cardcode']);
 const BANK_NAMES = new Set(['iban', 'accountnumber', 'bankaccount', 'bankaccountnumber', 'acctnumber', 'accountno', 'routingnumber', 'aba', 'sortcode', 'bsb']);
@@ -68,7 +80,8 @@ function emailDomainOk(domain: string): boolean {
 }
 
 function hasEmail(value: string): boolean {
-  if (!EMAIL_HINT.test(value)) return false;
+  // Every value passes here: without an `@`, `(` or `[` there is no hint to look for.
+  if (!HINT_CHARACTER.test(value) || !EMAIL_HINT.test(value)) return false;
   EMAIL.lastIndex = 0;
   for (const m of value.matchAll(EMAIL)) if (emailDomainOk(m[1]!)) return true;
   return false;
@@ -76,7 +89,8 @@ function hasEmail(value: string): boolean {
 
 /** An e-mail address hidden in base64 (`u=b3BzLXRlYW1AY29ycC5leGFtcGxl`). */
 function hasEncodedEmail(value: string): boolean {
-  if (!BASE64.test(value)) return false;
+  // `BASE64` needs 16 characters: most values are shorter and skip the regex.
+  if (value.length < 16 || !BASE64.test(value)) return false;
   let decoded: string;
   try {
     const b64 = value.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
@@ -157,13 +171,24 @@ function payment(part: UrlPart): PaymentKind | null {
 function personal(part: UrlPart): PersonalKind | null {
   const value = part.value;
   if (hasEmail(value)) return 'email';
-  const key = part.key;
-  if (key !== '') {
-    if (EMAIL_NAMES.has(key) && /.@./.test(value)) return 'email';
-    if (IDENTITY_NAMES.has(key) && /[0-9]/.test(value) && value.replace(/[^A-Za-z0-9]/g, '').length >= 4) return 'identity';
-    if (BIRTH_NAMES.has(key) && digitCount(value) >= 4) return 'birth-date';
-    if (IP_NAMES.has(key) && IP_VALUE.test(value.trim())) return 'ip-address';
-    if (LOCATION_NAMES.has(key) && COORDINATES.test(value)) return 'location';
+  switch (part.key === '' ? undefined : NAMED_KINDS.get(part.key)) {
+    case 'email':
+      if (/.@./.test(value)) return 'email';
+      break;
+    case 'identity':
+      if (/[0-9]/.test(value) && value.replace(/[^A-Za-z0-9]/g, '').length >= 4) return 'identity';
+      break;
+    case 'birth-date':
+      if (digitCount(value) >= 4) return 'birth-date';
+      break;
+    case 'ip-address':
+      if (IP_VALUE.test(value.trim())) return 'ip-address';
+      break;
+    case 'location':
+      if (COORDINATES.test(value)) return 'location';
+      break;
+    case undefined:
+      break;
   }
   if (hasPhone(part)) return 'phone';
   if (hasEncodedEmail(value)) return 'email';

@@ -18,7 +18,7 @@ export type RedirectTarget =
 const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const SCRIPT_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:']);
 
-function targetOf(value: string, base: URL): URL | null {
+function targetOf(value: string, base: string): URL | null {
   let text = value.trim();
   // Double-encoded (`https%3A%2F%2F...`): decode once more.
   if (/^[a-zA-Z][a-zA-Z0-9+.-]*%3A/i.test(text)) {
@@ -37,8 +37,11 @@ function targetOf(value: string, base: URL): URL | null {
   }
 }
 
-/** The redirect-like parameters of a URL whose value is an absolute or protocol-relative URL. */
-export function findRedirectTargets(parts: readonly UrlPart[], base: URL): RedirectTarget[] {
+/**
+ * The redirect-like parameters of a URL whose value is an absolute or protocol-relative URL;
+ * `base` is the canonical URL (`href`) they are read against.
+ */
+export function findRedirectTargets(parts: readonly UrlPart[], base: string): RedirectTarget[] {
   const out: RedirectTarget[] = [];
   for (const part of parts) {
     if (part.name === null || part.where === 'path' || !REDIRECT_NAMES.has(part.key)) continue;

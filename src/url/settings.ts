@@ -23,17 +23,26 @@ function stringList(value: unknown): readonly string[] {
 
 const SETTINGS_CACHE = new WeakMap<object, Settings>();
 
+// Set only for a frozen policy with a frozen `url`, whose settings can no longer change.
+let lastPolicy: Policy | undefined;
+let lastSettings: Settings | undefined;
+
 /**
  * Reads the URL settings defensively (JS callers may pass a partial or malformed policy); cached
  * per frozen `policy.url` object, which `parsePolicy` produces, so a policy is read once.
  */
 export function settingsOf(policy: Policy | undefined): Settings {
+  // A caller checks many URLs under one policy: the last frozen policy answers without a lookup.
+  if (policy === lastPolicy && policy !== undefined) return lastSettings!;
   const url = (policy as { url?: unknown } | undefined)?.url;
   if (typeof url !== 'object' || url === null || !Object.isFrozen(url) || !Object.isFrozen(policy)) return readSettings(policy);
-  const cached = SETTINGS_CACHE.get(url);
-  if (cached !== undefined && cached.development === (policy?.profile === 'development')) return cached;
-  const settings = readSettings(policy);
-  SETTINGS_CACHE.set(url, settings);
+  let settings = SETTINGS_CACHE.get(url);
+  if (settings === undefined || settings.development !== (policy?.profile === 'development')) {
+    settings = readSettings(policy);
+    SETTINGS_CACHE.set(url, settings);
+  }
+  lastPolicy = policy;
+  lastSettings = settings;
   return settings;
 }
 

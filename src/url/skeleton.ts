@@ -35,15 +35,37 @@ const MAX_LABEL_FOR_VARIANTS = 32;
 const LGC_LABEL = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}0-9._\-\u0300-\u0339]*$/u;
 const NONSPACING = /\p{Mn}/gu;
 const ASCII = /^[\x00-\x7f]*$/;
-const FOLDABLE = /[01]|rn|vv/;
+
+/** Where `foldAscii` first changes `text` at or after `from` (`0`, `1`, `rn`, `vv`), or -1. */
+function nextFold(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x30 || c === 0x31) return i;
+    if ((c === 0x72 || c === 0x76) && i + 1 < text.length && text.charCodeAt(i + 1) === (c === 0x72 ? 0x6e : 0x76)) return i;
+  }
+  return -1;
+}
 
 /**
  * The ASCII typo fold applied on top of every skeleton: digits that read as letters and letter
  * pairs that read as one letter (`paypa1`, `g00gle`, `rnicrosoft`, `vvikipedia`). Input is lower-case.
+ *
+ * One left-to-right pass, the same as replacing `0`, `1`, `rn` and `vv` in turn (none of the
+ * replacements makes or breaks another's pattern); most labels have none and are returned as is.
  */
 export function foldAscii(text: string): string {
-  if (!FOLDABLE.test(text)) return text;
-  return text.replace(/0/g, 'o').replace(/1/g, 'l').replace(/rn/g, 'm').replace(/vv/g, 'w');
+  let at = nextFold(text, 0);
+  if (at < 0) return text;
+  let out = '';
+  let copied = 0;
+  while (at >= 0) {
+    out += text.slice(copied, at);
+    const c = text.charCodeAt(at);
+    out += c === 0x30 ? 'o' : c === 0x31 ? 'l' : c === 0x72 ? 'm' : 'w';
+    copied = c === 0x30 || c === 0x31 ? at + 1 : at + 2;
+    at = nextFold(text, copied);
+  }
+  return out + text.slice(copied);
 }
 
 // Letters with a stroke or bar do not decompose under NFD; Chromium maps ł, ø and đ by hand and
@@ -83,14 +105,33 @@ function variants(label: string): string[] {
   return out;
 }
 
+/** A regex matching any key of `map` (each one code point), for `replace`. */
+function keyPattern(map: ReadonlyMap<string, string>): RegExp {
+  return new RegExp(`[${Array.from(map.keys(), (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`).join('')}]`, 'gu');
+}
+
+const EXTRA_PATTERN = keyPattern(EXTRA);
+const SMALL_CAPITALS_PATTERN = keyPattern(SMALL_CAPITALS);
+
 function skeletonOf(text: string): string {
-  let mapped = '';
-  for (const ch of text) mapped += EXTRA.get(ch) ?? ch;
+  // The Chromium and small-capital maps concern few characters: one regex pass each finds them,
+  // instead of a map lookup and a copy per character.
+  const mapped = text.replace(EXTRA_PATTERN, (ch) => EXTRA.get(ch)!).normalize('NFD');
+  // Each code point through the confusables map, copying the unmapped runs whole.
   let out = '';
-  for (const ch of mapped.normalize('NFD')) out += CONFUSABLES.get(ch.codePointAt(0)!) ?? ch;
-  let folded = '';
-  for (const ch of out.normalize('NFD').toLowerCase()) folded += SMALL_CAPITALS.get(ch) ?? ch;
-  return foldAscii(folded);
+  let copied = 0;
+  for (let i = 0; i < mapped.length; ) {
+    const cp = mapped.codePointAt(i)!;
+    const next = i + (cp > 0xffff ? 2 : 1);
+    const to = CONFUSABLES.get(cp);
+    if (to !== undefined) {
+      out += mapped.slice(copied, i) + to;
+      copied = next;
+    }
+    i = next;
+  }
+  out += mapped.slice(copied);
+  return foldAscii(out.normalize('NFD').toLowerCase().replace(SMALL_CAPITALS_PATTERN, (ch) => SMALL_CAPITALS.get(ch)!));
 }
 
 /**
@@ -105,7 +146,11 @@ export function labelKeys(label: string): string[] {
   return [...keys];
 }
 
-/** The single most likely key of a label (the first of `labelKeys`). */
+/**
+ * The single most likely key of a label: the first of `labelKeys` (the skeleton of the label
+ * without diacritics, before any multi-reading variant), without computing the others.
+ */
 export function labelKey(label: string): string {
-  return labelKeys(label)[0]!;
+  if (ASCII.test(label)) return foldAscii(label);
+  return skeletonOf(removeDiacritics(label));
 }

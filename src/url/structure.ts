@@ -42,11 +42,8 @@ const EMPTY_LABEL = 1;
 const TOO_LONG = 2;
 const BAD_CHARACTER = 4;
 
-const WELL_FORMED_HOST = /^(?:[a-z0-9_-]{1,63}\.)*[a-z0-9_-]{1,63}$/;
-
 /** One pass over a canonical host: empty labels, DNS lengths, characters outside a domain name (bit flags). */
 function scanHost(host: string): number {
-  if (host.length <= MAX_HOST_LENGTH && WELL_FORMED_HOST.test(host)) return 0;
   let flags = host.length === 0 ? EMPTY_LABEL : 0;
   if (host.length > MAX_HOST_LENGTH) flags |= TOO_LONG;
   let labelStart = 0;
@@ -66,15 +63,18 @@ function scanHost(host: string): number {
 
 // Special-use and reserved names (RFC 6761, 6762, 7686, 8375, 9476; ICANN's .internal) and the
 // private top-level names networks commonly use.
-const SPECIAL_USE_TLDS = new Set(['local', 'localdomain', 'internal', 'intranet', 'lan', 'test', 'example', 'invalid', 'onion', 'alt', 'corp', 'private']);
+const SPECIAL_USE_TLDS = ['local', 'localdomain', 'internal', 'intranet', 'lan', 'test', 'example', 'invalid', 'onion', 'alt', 'corp', 'private'];
+// The last label of a suffix, when it is one of those or `arpa`: one regex test per host instead
+// of cutting the last label out of every suffix and looking it up.
+const SPECIAL_USE_TLD = new RegExp(`(?:^|\\.)(${[...SPECIAL_USE_TLDS, 'arpa'].join('|')})$`);
 
 /** The special-use name a host is under, from its public suffix (tldts treats unknown TLDs as suffixes). */
 function specialUseSuffix(host: string, suffix: string | null): string | null {
   if (suffix === null) return null;
-  const tld = suffix.includes('.') ? suffix.slice(suffix.lastIndexOf('.') + 1) : suffix;
-  if (SPECIAL_USE_TLDS.has(tld)) return tld;
-  if (tld === 'arpa' && (host === 'home.arpa' || host.endsWith('.home.arpa'))) return 'home.arpa';
-  return null;
+  const tld = SPECIAL_USE_TLD.exec(suffix)?.[1];
+  if (tld === undefined) return null;
+  if (tld !== 'arpa') return tld;
+  return host === 'home.arpa' || host.endsWith('.home.arpa') ? 'home.arpa' : null;
 }
 
 // A host name right after an `@` outside the authority (`#@paypal.com`, `/@paypal.com`), where an

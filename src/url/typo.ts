@@ -121,34 +121,46 @@ export function isPlausibleTypo(label: string, target: string): boolean {
  * (`salesforse`, `dropboks`, `amason` read as the brand).
  */
 export function phoneticKey(label: string): string {
+  // Most labels hold no sound-alike spelling: return them as they are without copying, and copy
+  // the others in runs between the places a rule applies.
+  let at = firstPhoneticChange(label, 0);
+  if (at < 0) return label;
   let out = '';
-  let changed = false;
-  for (let i = 0; i < label.length; i++) {
-    const ch = label[i]!;
-    const next = label[i + 1];
-    if (ch === 'p' && next === 'h') {
-      out += 'f';
-      i++;
-      changed = true;
-    } else if ((ch === 'c' || ch === 'k') && (next === 's' || (ch === 'c' && next === 'k'))) {
-      out += next === 's' ? 'x' : 'k';
-      i++;
-      changed = true;
-    } else if (ch === 'c' && (next === 'e' || next === 'i' || next === 'y')) {
-      out += 's';
-      changed = true;
-    } else if (ch === 'z') {
-      out += 's';
-      changed = true;
+  let copied = 0;
+  while (at >= 0) {
+    out += label.slice(copied, at);
+    const ch = label.charCodeAt(at);
+    const next = at + 1 < label.length ? label.charCodeAt(at + 1) : -1;
+    if (ch === 0x70) {
+      out += 'f'; // ph
+      copied = at + 2;
+    } else if ((ch === 0x63 || ch === 0x6b) && (next === 0x73 || next === 0x6b)) {
+      out += next === 0x73 ? 'x' : 'k'; // cs, ks, ck
+      copied = at + 2;
     } else {
-      out += ch;
+      out += 's'; // ce, ci, cy, z
+      copied = at + 1;
     }
+    at = firstPhoneticChange(label, copied);
   }
-  return changed ? out : label;
+  return out + label.slice(copied);
 }
 
-const HASH_BASE = 131;
-const MAX_HASHED = 253;
+/** Where a rule of `phoneticKey` first applies at or after `from` (`ph`, `cs`, `ks`, `ck`, `ce`/`ci`/`cy`, `z`), or -1. */
+function firstPhoneticChange(label: string, from: number): number {
+  for (let i = from; i < label.length; i++) {
+    const c = label.charCodeAt(i);
+    if (c === 0x7a) return i;
+    if ((c === 0x70 || c === 0x63 || c === 0x6b) && i + 1 < label.length) {
+      const next = label.charCodeAt(i + 1);
+      if (c === 0x70 ? next === 0x68 : c === 0x6b ? next === 0x73 : next === 0x73 || next === 0x6b || next === 0x65 || next === 0x69 || next === 0x79) return i;
+    }
+  }
+  return -1;
+}
+
+export const HASH_BASE = 131;
+export const MAX_HASHED = 253;
 const POWERS: Int32Array = (() => {
   const p = new Int32Array(MAX_HASHED + 1);
   p[0] = 1;
@@ -172,17 +184,28 @@ export function keyHash(text: string): number {
  * `text` with each single character removed, in O(n) and without building the strings, written
  * to `HASHES`; returns how many. Two strings within one edit or one swap share a hash of this
  * neighbourhood; collisions only add candidates, which are verified.
+ *
+ * With `filter` (a bit per hash, indexed like `hashFilterHas`), only the hashes whose bit is set
+ * are written, in the same order: a lookup that nearly every hash misses then reads none back.
  */
-export function neighbourhoodHashes(text: string): number {
+export function neighbourhoodHashes(text: string, filter?: Uint32Array): number {
   const n = Math.min(text.length, MAX_HASHED);
   PREFIX[0] = 0;
   for (let i = 0; i < n; i++) PREFIX[i + 1] = (Math.imul(PREFIX[i]!, HASH_BASE) + text.charCodeAt(i)) | 0;
   const full = PREFIX[n]!;
-  HASHES[0] = full & 0x3fffffff;
+  let count = 0;
+  let hash = full & 0x3fffffff;
+  if (filter === undefined || hashFilterHas(filter, hash)) HASHES[count++] = hash;
   for (let i = 0; i < n; i++) {
     const tail = n - 1 - i;
     const after = (full - Math.imul(PREFIX[i + 1]!, POWERS[tail]!)) | 0;
-    HASHES[i + 1] = ((Math.imul(PREFIX[i]!, POWERS[tail]!) + after) | 0) & 0x3fffffff;
+    hash = ((Math.imul(PREFIX[i]!, POWERS[tail]!) + after) | 0) & 0x3fffffff;
+    if (filter === undefined || hashFilterHas(filter, hash)) HASHES[count++] = hash;
   }
-  return n + 1;
+  return count;
+}
+
+/** The bit of `hash` in a filter of `filter.length` (a power of two) 32-bit words. */
+export function hashFilterHas(filter: Uint32Array, hash: number): boolean {
+  return (filter[(hash >>> 5) & (filter.length - 1)]! & (1 << (hash & 31))) !== 0;
 }
