@@ -1,12 +1,11 @@
 import { McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { presentUrlElicitationRequired } from '../../src/adapters/sdk/handler.js';
 import { createGuard } from '../../src/core/guard.js';
 import { ConnectCode } from '../../src/server/connect-audit.js';
 import type { UrlElicitationParams } from '../../src/server/connect.js';
 import { scriptedUi } from '../adapters/sdk/harness.js';
-import { open, PROVIDER, startConnectWorld, type ConnectWorld } from './support/connect-world.js';
-import { collectInvariants } from './support/invariants.js';
+import { open, PROVIDER, useConnectWorld } from './support/connect-world.js';
 import { connectHost, guardCode, rejection, type Host } from './support/sdk.js';
 
 // Fault: the account-binding attack. Mallory starts a connection for his own account and forwards
@@ -14,20 +13,8 @@ import { connectHost, guardCode, rejection, type Host } from './support/sdk.js';
 // it, her provider token would land in Mallory's account. The client guard cannot tell (the link is
 // the server's real connect page); the server companion refuses it because Alice is not Mallory.
 
-const invariants = collectInvariants('forwarded-link');
-let world: ConnectWorld;
-const hosts: Host[] = [];
-
-beforeAll(async () => {
-  world = await startConnectWorld();
-});
-afterAll(async () => {
-  for (const service of world.services) invariants.service(service);
-  await world.close();
-});
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.close();
-});
+const suite = useConnectWorld('forwarded-link');
+const { hosts, invariants } = suite;
 
 function guardFor(subject: string) {
   // The connect pages run on http://127.0.0.1: the development profile lets loopback through.
@@ -37,7 +24,7 @@ function guardFor(subject: string) {
 describe('fault: an attacker-forwarded connect link', () => {
   it('refuses Alice on Mallory\'s link: nothing bound to anyone, no completion, and Mallory\'s own flow binds only to him', async () => {
     const malloryGuard = guardFor('mcp|mallory');
-    const mallory = await connectHost(malloryGuard, { configure: world.mcpServer('mcp|mallory', 'session-mallory') });
+    const mallory = await connectHost(malloryGuard, { configure: suite.world.mcpServer('mcp|mallory', 'session-mallory') });
     hosts.push(mallory);
     const required = await rejection(mallory.client.callTool({ name: 'connect', arguments: {} }));
     expect(required).toBeInstanceOf(UrlElicitationRequiredError);
@@ -45,12 +32,12 @@ describe('fault: an attacker-forwarded connect link', () => {
 
     // Alice's session: a server relays Mallory's link to her as its own requirement.
     const aliceGuard = guardFor('mcp|alice');
-    const alice = await connectHost(aliceGuard, { configure: world.mcpServer('mcp|alice', 'session-alice', () => link) });
+    const alice = await connectHost(aliceGuard, { configure: suite.world.mcpServer('mcp|alice', 'session-alice', () => link) });
     hosts.push(alice);
     const relayed = await rejection(alice.client.callTool({ name: 'connect', arguments: {} }));
-    const aliceBrowser = world.browserFor('mcp|alice');
+    const aliceBrowser = suite.world.browserFor('mcp|alice');
     const pages: { status: number; body: string }[] = [];
-    const grantsBefore = world.provider.grants();
+    const grantsBefore = suite.world.provider.grants();
     const ui = scriptedUi({ url: () => 'accept' });
     const outcome = await presentUrlElicitationRequired(aliceGuard, ui, relayed, {
       opener: async (url) => {
@@ -64,50 +51,50 @@ describe('fault: an attacker-forwarded connect link', () => {
     expect(pages).toHaveLength(1);
     expect(pages[0]!.status).toBe(403);
     expect(pages[0]!.body).toContain('Not your link');
-    expect(world.provider.grants()).toBe(grantsBefore);
-    expect(world.events.at(-1)).toMatchObject({ type: 'connect.refused', code: ConnectCode.subjectMismatch, stage: 'connect' });
-    expect(await world.vault.get('mcp|alice', PROVIDER)).toBeNull();
-    expect(await world.vault.get('mcp|mallory', PROVIDER)).toBeNull();
+    expect(suite.world.provider.grants()).toBe(grantsBefore);
+    expect(suite.world.events.at(-1)).toMatchObject({ type: 'connect.refused', code: ConnectCode.subjectMismatch, stage: 'connect' });
+    expect(await suite.world.vault.get('mcp|alice', PROVIDER)).toBeNull();
+    expect(await suite.world.vault.get('mcp|mallory', PROVIDER)).toBeNull();
     expect(alice.notices).toEqual([]);
     expect(mallory.notices).toEqual([]);
-    expect(world.service.metrics()).toEqual({ tokensBound: 0, crossSubjectBindings: 0 });
+    expect(suite.world.service.metrics()).toEqual({ tokensBound: 0, crossSubjectBindings: 0 });
 
     // Alice gives up on it; her host will not retry.
     expect(aliceGuard.cancelFlow(link.elicitationId).state).toBe('CANCELLED');
     expect(guardCode(await rejection(alice.client.callTool({ name: 'connect', arguments: {} })))).toBe('E_RETRY_NOT_ELIGIBLE');
 
     // Mallory's own browser completes his own link: the token is his, the notice goes to his session only.
-    const malloryBrowser = world.browserFor('mcp|mallory');
+    const malloryBrowser = suite.world.browserFor('mcp|mallory');
     const done = await malloryBrowser.follow(link.url);
     expect(done.response.status).toBe(200);
     await done.response.text();
-    expect(await world.vault.get('mcp|mallory', PROVIDER)).not.toBeNull();
-    expect(await world.vault.get('mcp|alice', PROVIDER)).toBeNull();
+    expect(await suite.world.vault.get('mcp|mallory', PROVIDER)).not.toBeNull();
+    expect(await suite.world.vault.get('mcp|alice', PROVIDER)).toBeNull();
     await vi.waitFor(() => expect(mallory.notices).toEqual([link.elicitationId]));
     expect(alice.notices).toEqual([]);
-    expect(world.service.metrics()).toEqual({ tokensBound: 1, crossSubjectBindings: 0 });
+    expect(suite.world.service.metrics()).toEqual({ tokensBound: 1, crossSubjectBindings: 0 });
 
     for (const guard of [aliceGuard, malloryGuard]) invariants.expectGuard(guard);
-    invariants.expectService(world.service);
+    invariants.expectService(suite.world.service);
   });
 
   it('a relayed link opened by nobody signed in goes nowhere either', async () => {
-    const link = world.service.issueUrlElicitation({ subject: 'mcp|mallory', purpose: 'Connect TestHub' });
+    const link = suite.world.service.issueUrlElicitation({ subject: 'mcp|mallory', purpose: 'Connect TestHub' });
     const guard = guardFor('mcp|alice');
-    const alice = await connectHost(guard, { configure: world.mcpServer('mcp|alice', 'session-alice-2', () => link) });
+    const alice = await connectHost(guard, { configure: suite.world.mcpServer('mcp|alice', 'session-alice-2', () => link) });
     hosts.push(alice);
     const relayed = await rejection(alice.client.callTool({ name: 'connect', arguments: {} }));
     expect(relayed).toBeInstanceOf(McpError);
     const statuses: number[] = [];
     await presentUrlElicitationRequired(guard, scriptedUi({ url: () => 'accept' }), relayed, {
       opener: async (url) => {
-        const page = await open(world.browserFor(null), url);
+        const page = await open(suite.world.browserFor(null), url);
         statuses.push(page.status);
       },
     });
     expect(statuses).toEqual([401]);
-    expect(await world.vault.get('mcp|alice', PROVIDER)).toBeNull();
-    expect(world.service.metrics().crossSubjectBindings).toBe(0);
+    expect(await suite.world.vault.get('mcp|alice', PROVIDER)).toBeNull();
+    expect(suite.world.service.metrics().crossSubjectBindings).toBe(0);
     invariants.expectGuard(guard);
   });
 });

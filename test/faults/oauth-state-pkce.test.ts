@@ -1,30 +1,17 @@
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createGuard } from '../../src/core/guard.js';
 import { ConnectCode } from '../../src/server/connect-audit.js';
 import { MemoryConnectFlowStore, type ConnectAttempt } from '../../src/server/connect-store.js';
-import { open, PROVIDER, startConnectWorld, type ConnectWorld } from './support/connect-world.js';
-import { collectInvariants } from './support/invariants.js';
+import { open, PROVIDER, useConnectWorld } from './support/connect-world.js';
 import { connectHost, rejection, type Host } from './support/sdk.js';
 
 // Fault: the OAuth callback comes back wrong: no state, a forged state, two states, a replayed
 // callback, or a code redeemed with the wrong PKCE verifier. Nothing may be bound, no completion
 // notice may reach the MCP client, and the rightful callback still works once.
 
-const invariants = collectInvariants('oauth-state-pkce');
-let world: ConnectWorld;
-const hosts: Host[] = [];
-
-beforeAll(async () => {
-  world = await startConnectWorld();
-});
-afterAll(async () => {
-  for (const service of world.services) invariants.service(service);
-  await world.close();
-});
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.close();
-});
+const suite = useConnectWorld('oauth-state-pkce');
+const { hosts, invariants } = suite;
 
 /** Rewrites the PKCE verifier on its way into the store, as a confused deployment would. */
 class WrongVerifierStore extends MemoryConnectFlowStore {
@@ -34,27 +21,27 @@ class WrongVerifierStore extends MemoryConnectFlowStore {
 }
 
 function lastRefusal(): string | undefined {
-  const refusal = world.events.findLast((e) => e.type === 'connect.refused');
+  const refusal = suite.world.events.findLast((e) => e.type === 'connect.refused');
   return refusal?.type === 'connect.refused' ? refusal.code : undefined;
 }
 
 async function aliceToCallback(subject: string, session: string) {
   const guard = invariants.guard(createGuard({ policy: { profile: 'development' }, subject }));
-  const host = await connectHost(guard, { configure: world.mcpServer(subject, session) });
+  const host = await connectHost(guard, { configure: suite.world.mcpServer(subject, session) });
   hosts.push(host);
   const required = await rejection(host.client.callTool({ name: 'connect', arguments: {} }));
   expect(required).toBeInstanceOf(UrlElicitationRequiredError);
   const [entry] = (required as UrlElicitationRequiredError).elicitations;
   const ticket = await guard.recordConsent(entry!.elicitationId, 'accept');
-  const browser = world.browserFor(subject);
+  const browser = suite.world.browserFor(subject);
   let callback = '';
-  await guard.openUrl(ticket!, async (url) => void (callback = await world.toCallback(browser, url)));
+  await guard.openUrl(ticket!, async (url) => void (callback = await suite.world.toCallback(browser, url)));
   return { guard, host, browser, elicitationId: entry!.elicitationId, callback: new URL(callback) };
 }
 
 describe('fault: OAuth state and PKCE errors', () => {
   it('refuses missing, forged, doubled and replayed states; the rightful callback binds once and notifies once', async () => {
-    world.useService();
+    suite.world.useService();
     const { guard, host, browser, elicitationId, callback } = await aliceToCallback('mcp|alice', 'session-s1');
 
     const noState = new URL(callback);
@@ -68,40 +55,40 @@ describe('fault: OAuth state and PKCE errors', () => {
       expect((await open(browser, bad.href)).status).toBe(400);
       expect(lastRefusal()).toBe(expected[i]);
     }
-    expect(await world.vault.get('mcp|alice', PROVIDER)).toBeNull();
+    expect(await suite.world.vault.get('mcp|alice', PROVIDER)).toBeNull();
     expect(host.notices).toEqual([]);
     expect(guard.flow(elicitationId)?.state).toBe('OUT_OF_BAND_PENDING');
 
     expect((await open(browser, callback.href)).status).toBe(200);
     await vi.waitFor(() => expect(host.notices).toEqual([elicitationId]));
-    const stored = await world.vault.get('mcp|alice', PROVIDER);
+    const stored = await suite.world.vault.get('mcp|alice', PROVIDER);
     expect(stored).not.toBeNull();
 
     // The replay: refused, nothing new bound, no second notice.
     expect((await open(browser, callback.href)).status).toBe(400);
     expect(lastRefusal()).toBe(ConnectCode.stateReplayed);
-    expect((await world.vault.get('mcp|alice', PROVIDER))!.accessToken).toBe(stored!.accessToken);
+    expect((await suite.world.vault.get('mcp|alice', PROVIDER))!.accessToken).toBe(stored!.accessToken);
     await new Promise((r) => setTimeout(r, 10));
     expect(host.notices).toEqual([elicitationId]);
 
     const result = await host.client.callTool({ name: 'connect', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: `connected to ${PROVIDER} for mcp|alice` }]);
     expect(guard.metrics()).toMatchObject({ completionsDelivered: 1, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1 });
-    expect(world.service.metrics()).toEqual({ tokensBound: 1, crossSubjectBindings: 0 });
+    expect(suite.world.service.metrics()).toEqual({ tokensBound: 1, crossSubjectBindings: 0 });
     invariants.expectGuard(guard);
-    invariants.expectService(world.service);
+    invariants.expectService(suite.world.service);
   });
 
   it('refuses a code redeemed with the wrong PKCE verifier: the provider says invalid_grant, nothing is bound', async () => {
-    const service = world.useService({ store: new WrongVerifierStore() });
+    const service = suite.world.useService({ store: new WrongVerifierStore() });
     const { guard, host, browser, elicitationId, callback } = await aliceToCallback('mcp|carol', 'session-s2');
-    const grantsBefore = world.provider.grants();
+    const grantsBefore = suite.world.provider.grants();
     const page = await open(browser, callback.href);
     expect(page.status).toBe(502);
     expect(lastRefusal()).toBe(ConnectCode.tokenRefused);
-    expect(world.events.at(-1)).toMatchObject({ reason: 'token endpoint error invalid_grant' });
-    expect(world.provider.grants()).toBe(grantsBefore);
-    expect(await world.vault.get('mcp|carol', PROVIDER)).toBeNull();
+    expect(suite.world.events.at(-1)).toMatchObject({ reason: 'token endpoint error invalid_grant' });
+    expect(suite.world.provider.grants()).toBe(grantsBefore);
+    expect(await suite.world.vault.get('mcp|carol', PROVIDER)).toBeNull();
     await new Promise((r) => setTimeout(r, 10));
     expect(host.notices).toEqual([]);
     expect(guard.flow(elicitationId)?.state).toBe('OUT_OF_BAND_PENDING');

@@ -5,6 +5,9 @@
  * subject's token is in the vault. The host side is a real SDK client through a guard.
  */
 import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { collectInvariants, type Invariants } from './invariants.js';
+import type { Host } from './sdk.js';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -123,4 +126,40 @@ export async function startConnectWorld(): Promise<ConnectWorld> {
 export async function open(browser: TestBrowser, url: string): Promise<{ status: number; body: string }> {
   const response = await browser.get(url);
   return { status: response.status, body: await response.text() };
+}
+
+/** What a fault file about the connect flow shares: the running world, its hosts, its invariants. */
+export interface ConnectWorldSuite {
+  readonly world: ConnectWorld;
+  readonly hosts: Host[];
+  readonly invariants: Invariants;
+}
+
+/**
+ * Starts the connect world before the file's tests, closes the hosts after each test, and records
+ * the services' invariant counters and closes the world after the file.
+ */
+export function useConnectWorld(file: string): ConnectWorldSuite {
+  const invariants = collectInvariants(file);
+  const hosts: Host[] = [];
+  let world: ConnectWorld | null = null;
+  beforeAll(async () => {
+    world = await startConnectWorld();
+  });
+  afterAll(async () => {
+    if (world === null) return;
+    for (const service of world.services) invariants.service(service);
+    await world.close();
+  });
+  afterEach(async () => {
+    for (const host of hosts.splice(0)) await host.close();
+  });
+  return {
+    get world(): ConnectWorld {
+      if (world === null) throw new Error('the connect world is not started yet');
+      return world;
+    },
+    hosts,
+    invariants,
+  };
 }
