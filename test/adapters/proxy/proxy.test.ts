@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -59,6 +59,21 @@ describe('the proxy between a real SDK host and a real server process', () => {
     expect(String(shown?.message)).toMatch(/^⚠ Check this link before you open it \(xn--/);
     expect(String(shown?.message)).toContain('Connect your account');
     expect((shown?._meta as Record<string, { verdict: string }>)['mcp-elicitation-guard/url-analysis']?.verdict).toBe('warn');
+  });
+
+  it('carries the -32042 lineage through: the list reaches the host judged, one retry goes through, the next is refused', async () => {
+    const required = await client.callTool({ name: 'pay', arguments: { invoice: 'INV-1' } }).then(
+      () => null,
+      (e: unknown) => e as UrlElicitationRequiredError,
+    );
+    expect(required).toBeInstanceOf(UrlElicitationRequiredError);
+    expect(required!.elicitations[0]).toMatchObject({ elicitationId: 'pay-1', _meta: { 'mcp-elicitation-guard/url-analysis': { verdict: 'allow' } } });
+    expect(await call('pay', { invoice: 'INV-1' })).toEqual({ paid: 1 });
+    const again = await client.callTool({ name: 'pay', arguments: { invoice: 'INV-1' } }).then(
+      () => null,
+      (e: unknown) => e as McpError,
+    );
+    expect(again?.data).toMatchObject({ code: 'E_RETRY_EXHAUSTED' });
   });
 
   it('drops unknown and repeated completions and writes a redacted audit log', async () => {
