@@ -48,6 +48,7 @@ export function recordingLedger(inner: Ledger, sequence: Sequence): { readonly l
       return outcome;
     },
     getBusinessReceipt: (key) => inner.getBusinessReceipt(key),
+    listBusinessReceipts: (digest) => inner.listBusinessReceipts(digest),
     close: () => inner.close(),
   };
   return { ledger, writes };

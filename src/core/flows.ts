@@ -253,6 +253,22 @@ export class FlowBook {
     for (const entry of this.#entries.values()) entry.nonce = null;
   }
 
+  /** Rollback by hand: every outstanding nonce is revoked (nothing accepted can be opened any more). Returns how many. */
+  revokeNonces(): number {
+    let revoked = 0;
+    for (const entry of this.#entries.values()) {
+      if (entry.nonce === null) continue;
+      entry.nonce = null;
+      revoked += 1;
+    }
+    return revoked;
+  }
+
+  /** Issuing resumed: flows presented from now on get a nonce again (revoked ones stay revoked). */
+  resumeIssuing(): void {
+    this.#revoked = false;
+  }
+
   pending(): FlowView[] {
     const views: FlowView[] = [];
     for (const entry of this.#entries.values()) {

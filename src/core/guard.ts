@@ -82,6 +82,12 @@ export interface Guard {
   cancelFlow(elicitationId: string): FlowView;
   /** Resolves when every ledger write queued so far is done. */
   flush(): Promise<void>;
+  /** Whether new URL elicitations are let through (`open`) or refused (`stopped`): the policy's `issuing`, or what `setIssuing` set. */
+  issuing(): 'open' | 'stopped';
+  /** The rollback switch: `stopped` refuses every new URL elicitation from now on; `open` lets them through again. */
+  setIssuing(issuing: 'open' | 'stopped'): void;
+  /** Rollback: revokes every outstanding state nonce, so no accepted navigation can be opened any more. Returns how many. */
+  revokeNonces(): number;
 }
 
 type Direction = 'inbound' | 'outbound';
@@ -106,6 +112,7 @@ class GuardCore implements Guard {
   readonly #hasLedger: boolean;
   /** Events produced while judging one message; flushed into its decision. */
   #noteBuffer: GuardEvent[] | null = null;
+  #issuing: 'open' | 'stopped';
 
   constructor(options: GuardOptions) {
     this.policy = toPolicyDocument(options.policy).forServer(options.server);
@@ -124,7 +131,22 @@ class GuardCore implements Guard {
       onWriteError: (error) => this.#emit(this.#event({ type: 'guard.error', code: GuardCode.ledgerUnavailable, message: `ledger write failed: ${(error as Error)?.message ?? String(error)}` })),
       onNote: (note) => this.#emit(this.#noteEvent(note)),
     });
-    if (this.policy.issuing === 'stopped') this.#flows.revokeAll();
+    this.#issuing = this.policy.issuing;
+    if (this.#issuing === 'stopped') this.#flows.revokeAll();
+  }
+
+  issuing(): 'open' | 'stopped' {
+    return this.#issuing;
+  }
+
+  setIssuing(issuing: 'open' | 'stopped'): void {
+    if (issuing !== 'open' && issuing !== 'stopped') throw new GuardError(GuardCode.input, 'issuing must be "open" or "stopped"');
+    this.#issuing = issuing;
+    if (issuing === 'open') this.#flows.resumeIssuing();
+  }
+
+  revokeNonces(): number {
+    return this.#flows.revokeNonces();
   }
 
   pendingFlows(): FlowView[] {
@@ -341,7 +363,7 @@ class GuardCore implements Guard {
   #onUrlElicitation(request: JsonRpcRequest, params: Record<string, unknown>): Decision {
     if (typeof params.url !== 'string') return this.#refuse(request, 'url', GuardCode.invalidParams, 'url-mode elicitation needs a string "url".');
     if (typeof params.elicitationId !== 'string' || params.elicitationId === '') return this.#refuse(request, 'url', GuardCode.invalidParams, 'url-mode elicitation needs a non-empty string "elicitationId".');
-    if (this.policy.issuing === 'stopped') {
+    if (this.#issuing === 'stopped') {
       this.#metrics.elicitationsRefused += 1;
       const event = this.#event({ type: 'elicitation.refused', code: GuardCode.issuingStopped, mode: 'url', requestId: request.id, reason: 'URL elicitations are stopped by policy (issuing: "stopped").', findings: [] });
       return reply({ jsonrpc: '2.0', id: request.id, result: { action: 'decline', _meta: { [GuardMetaKey.urlAnalysis]: { code: GuardCode.issuingStopped, reason: 'URL elicitations are stopped by the client policy.' } } } }, [event]);
@@ -590,7 +612,7 @@ class GuardCore implements Guard {
     if (!session.modes.url) {
       return plain(GuardCode.modeNotNegotiated, 'The server answered with a URL elicitation requirement (-32042), but URL mode was not negotiated; the request failed.', 0, 0, []);
     }
-    if (this.policy.issuing === 'stopped') {
+    if (this.#issuing === 'stopped') {
       return plain(GuardCode.issuingStopped, 'The server requires a URL elicitation, but URL elicitations are stopped by the client policy.', 0, 0, []);
     }
     const data = response.error.data;

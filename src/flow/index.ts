@@ -15,7 +15,7 @@ export {
   type FlowState,
   type FlowTrigger,
 } from './states.js';
-export { cancelSteps, recoverySteps, type FlowStep } from './manual.js';
+export { cancelSteps, confirmSteps, recoverySteps, type FlowStep } from './manual.js';
 export {
   BUSINESS_SCHEMA,
   CONSENT_SCHEMA,

@@ -20,6 +20,10 @@ export function checkQuery(query: NavigationQuery | undefined): number | null {
   return limit;
 }
 
+export function checkDigest(digest: string): void {
+  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) throw new GuardError(GuardCode.recordInvalid, 'a request digest must be a sha256 digest in lower-case hex');
+}
+
 export function closedError(): GuardError {
   return new GuardError(GuardCode.ledgerUnavailable, 'the ledger is closed');
 }

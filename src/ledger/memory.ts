@@ -10,7 +10,7 @@ import {
   type NavigationRecord,
 } from '../flow/records.js';
 import { createFlow, transition, type Flow, type FlowState, type FlowTrigger } from '../flow/states.js';
-import { checkMove, checkQuery, closedError, duplicateRecord, unknownNavigation } from './checks.js';
+import { checkDigest, checkMove, checkQuery, closedError, duplicateRecord, unknownNavigation } from './checks.js';
 import type { AcceptOutcome, FlowTransition, FlowUpdate, Ledger, NavigationQuery, StoredNavigation } from './types.js';
 
 interface Entry {
@@ -107,6 +107,14 @@ export class MemoryLedger implements Ledger {
   async getBusinessReceipt(key: LineageKey): Promise<BusinessReceipt | null> {
     this.#open();
     return this.#business.get(lineageKeyString(parseLineageKey(key))) ?? null;
+  }
+
+  async listBusinessReceipts(originalRequestDigest: string): Promise<readonly BusinessReceipt[]> {
+    this.#open();
+    checkDigest(originalRequestDigest);
+    // Map order is insertion order; the stable sort keeps it for equal times, as the SQLite ledger's rowid order does.
+    const found = [...this.#business.values()].filter((r) => r.lineage.originalRequestDigest === originalRequestDigest);
+    return Object.freeze(found.sort((a, b) => a.at - b.at));
   }
 
   async close(): Promise<void> {

@@ -24,7 +24,7 @@ import {
 } from '../flow/records.js';
 import { isFlowState, isFlowTrigger, transition, type Flow, type FlowState, type FlowTrigger } from '../flow/states.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
-import { checkMove, checkQuery, closedError, duplicateRecord, unknownNavigation } from './checks.js';
+import { checkDigest, checkMove, checkQuery, closedError, duplicateRecord, unknownNavigation } from './checks.js';
 import { GroupCommitter, type GroupCommitStats, type Settled } from './group-commit.js';
 import { migrate, schemaVersion } from './migrations.js';
 import type { AcceptOutcome, FlowTransition, FlowUpdate, Ledger, NavigationQuery, StoredNavigation } from './types.js';
@@ -99,6 +99,7 @@ function prepare(db: Db) {
     getBusiness: db.prepare<[string, string, string], { record: string }>(
       'SELECT record FROM business_receipts WHERE session = ? AND lineage_kind = ? AND original_request_digest = ?',
     ),
+    listBusinessByDigest: db.prepare<[string], { record: string }>('SELECT record FROM business_receipts WHERE original_request_digest = ? ORDER BY at, rowid'),
   };
 }
 
@@ -290,6 +291,12 @@ export class SqliteLedger implements Ledger {
     const checked = parseLineageKey(key);
     const row = this.#sql.getBusiness.get(checked.session, checked.kind, checked.originalRequestDigest);
     return row === undefined ? null : parseStored(parseBusinessReceipt, row.record);
+  }
+
+  async listBusinessReceipts(originalRequestDigest: string): Promise<readonly BusinessReceipt[]> {
+    this.#open();
+    checkDigest(originalRequestDigest);
+    return Object.freeze(this.#sql.listBusinessByDigest.all(originalRequestDigest).map((row) => parseStored(parseBusinessReceipt, row.record)));
   }
 
   /** The settings this connection runs with, as SQLite reports them (for diagnostics and tests). */

@@ -60,6 +60,12 @@ export interface Ledger {
   listConsentReceipts(navigationId: string): Promise<readonly ConsentReceipt[]>;
   acceptBusinessReceipt(receipt: BusinessReceipt): Promise<AcceptOutcome>;
   getBusinessReceipt(key: LineageKey): Promise<BusinessReceipt | null>;
+  /**
+   * The business receipts of every lineage whose original request has this digest (any session,
+   * any kind), oldest first. For readers that start from a navigation record, which holds the
+   * digest but not the lineage key.
+   */
+  listBusinessReceipts(originalRequestDigest: string): Promise<readonly BusinessReceipt[]>;
   /** Releases the store; any later call throws `E_LEDGER_UNAVAILABLE`. Idempotent. */
   close(): Promise<void>;
 }

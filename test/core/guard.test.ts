@@ -190,6 +190,36 @@ describe('URL mode', () => {
     expect(decision).toMatchObject({ action: 'reply', message: { id: 33, result: { action: 'decline', _meta: { 'mcp-elicitation-guard/url-analysis': { code: 'E_ISSUING_STOPPED' } } } } });
   });
 
+  it('the rollback switch stops and resumes issuing at run time; revoking nonces leaves accepted flows unopenable', async () => {
+    const guard = createGuard();
+    handshake(guard, { url: {} });
+    expect(guard.issuing()).toBe('open');
+    guard.inbound(urlRequest(35, OAUTH_URL, 'before'));
+    const ticket = await guard.recordConsent('before', 'accept');
+    guard.setIssuing('stopped');
+    expect(guard.issuing()).toBe('stopped');
+    expect(guard.inbound(urlRequest(36, OAUTH_URL, 'during'))).toMatchObject({ action: 'reply', message: { result: { action: 'decline', _meta: { 'mcp-elicitation-guard/url-analysis': { code: 'E_ISSUING_STOPPED' } } } } });
+    expect(guard.revokeNonces()).toBe(1);
+    expect(guard.revokeNonces()).toBe(0);
+    await expect(guard.openUrl(ticket!, () => {})).rejects.toMatchObject({ code: 'E_ISSUING_STOPPED' });
+    expect(guard.flow('before')?.state).toBe('NAVIGATION_ACCEPTED');
+    guard.setIssuing('open');
+    expect(guard.inbound(urlRequest(37, OAUTH_URL, 'after')).action).toBe('forward');
+    const again = await guard.recordConsent('after', 'accept');
+    await guard.openUrl(again!, () => {});
+    expect(guard.flow('after')?.state).toBe('OUT_OF_BAND_PENDING');
+    expect(() => guard.setIssuing('paused' as 'open')).toThrow(/issuing must be/);
+  });
+
+  it('a guard started with issuing stopped opens again when switched to open', async () => {
+    const guard = createGuard({ policy: { issuing: 'stopped' } });
+    handshake(guard, { url: {} });
+    guard.setIssuing('open');
+    guard.inbound(urlRequest(38, OAUTH_URL, 'reopened'));
+    const ticket = await guard.recordConsent('reopened', 'accept');
+    expect(ticket).not.toBeNull();
+  });
+
   it('removes blocked entries from a -32042 list and refuses it whole when none is left', () => {
     const guard = createGuard();
     handshake(guard, { url: {} });

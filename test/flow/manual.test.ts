@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cancelSteps, recoverySteps } from '../../src/flow/manual.js';
+import { cancelSteps, confirmSteps, recoverySteps } from '../../src/flow/manual.js';
 import { FLOW_STATES, createFlow, transition, type FlowState } from '../../src/flow/states.js';
 
 const apply = (from: FlowState, steps: readonly { to: FlowState; trigger: Parameters<typeof transition>[2] }[]) =>
@@ -27,5 +27,16 @@ describe('manual controls', () => {
       expect(cancelSteps(state)).toBeNull();
       expect(recoverySteps(state)).toBeNull();
     }
+  });
+
+  it('confirm verifies exactly the flows waiting for the out-of-band step; an expired one is recovered first', () => {
+    const confirmable = FLOW_STATES.filter((s) => confirmSteps(s) !== null);
+    expect(confirmable.sort()).toEqual(['COMPLETION_NOTIFIED', 'EXPIRED', 'OUT_OF_BAND_PENDING', 'USER_RETRY']);
+    for (const state of confirmable) expect(apply(state, confirmSteps(state)!)).toBe('REQUIREMENT_VERIFIED');
+    expect(confirmSteps('EXPIRED')).toEqual([
+      { to: 'USER_RETRY', trigger: 'manual-recovery' },
+      { to: 'REQUIREMENT_VERIFIED', trigger: 'user-confirmed' },
+    ]);
+    for (const state of ['USER_REVIEW', 'NAVIGATION_ACCEPTED', 'REQUIREMENT_VERIFIED', 'CANCELLED'] as const) expect(confirmSteps(state)).toBeNull();
   });
 });

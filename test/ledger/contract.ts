@@ -251,6 +251,20 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
         expect(await ledger.getBusinessReceipt(reused.lineage)).toBeNull();
       });
 
+      it('lists the receipts of every lineage of one original request, oldest first, and nothing of another', async () => {
+        const base = businessInput().lineage;
+        const first = createBusinessReceipt(businessInput(), deps);
+        deps.advance(1000);
+        const other = createBusinessReceipt(businessInput({ lineage: { ...base, originalRequestDigest: digestOf('other') } }), deps);
+        const second = createBusinessReceipt(businessInput({ lineage: { ...base, session: 'session-2', kind: 'error-retry' } }), deps);
+        const refused = createBusinessReceipt(businessInput({ requestId: 9 }), deps);
+        for (const r of [second, other, first, refused]) await ledger.acceptBusinessReceipt(r);
+        expect(await ledger.listBusinessReceipts(base.originalRequestDigest)).toEqual([first, second]);
+        expect(await ledger.listBusinessReceipts(digestOf('other'))).toEqual([other]);
+        expect(await ledger.listBusinessReceipts(digestOf('nothing'))).toEqual([]);
+        expect(await codeOf(() => ledger.listBusinessReceipts('not-a-digest'))).toBe('E_RECORD_INVALID');
+      });
+
       it('refuses a receipt that fails validation', async () => {
         const receipt = createBusinessReceipt(businessInput(), deps);
         expect(await codeOf(() => ledger.acceptBusinessReceipt({ ...receipt, retryGeneration: -1 }))).toBe('E_RECORD_INVALID');
