@@ -1,22 +1,26 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { cancelSteps, recoverySteps, type FlowStep } from '../flow/manual.js';
 import { FLOW_STATES, isFlowState, type FlowState } from '../flow/states.js';
+import { moveByHand, type ManualAction } from '../ledger/manual.js';
 import { SqliteLedger } from '../ledger/sqlite.js';
 import type { Ledger, StoredNavigation } from '../ledger/types.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
+import { ledgerServeCommand } from './ledger-serve.js';
 
 const HELP = `usage:
   mcp-elicitation-guard ledger list [--state STATE] [--limit N]   list URL-mode flows, newest first
   mcp-elicitation-guard ledger show ID                            a navigation record, its history and consent receipts
   mcp-elicitation-guard ledger recover ID                         take up a pending or expired flow by hand (→ USER_RETRY)
+  mcp-elicitation-guard ledger confirm ID                         "I have finished": the out-of-band step is done (→ REQUIREMENT_VERIFIED)
   mcp-elicitation-guard ledger cancel ID                          cancel a live flow (→ CANCELLED)
+  mcp-elicitation-guard ledger serve [--port N] [--open] [--listen-anywhere]
+                                                                  the query page: a local web view of the ledger with these controls
 
 options:
   --ledger FILE   the ledger file (default: $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite,
-                  or ~/.local/state/mcp-elicitation-guard/ledger.sqlite)
+                  or ~/.local/state/mcp-elicitation-guard/ledger.sqlite); serve also takes "memory"
   --json          machine-readable output on stdout (errors too)
 
 exit codes: 0 done, 1 refused (unknown id, a move the flow does not allow, a concurrent change),
@@ -38,7 +42,7 @@ const OPTIONS = {
 } as const;
 
 interface Parsed {
-  readonly sub: 'list' | 'show' | 'recover' | 'cancel';
+  readonly sub: 'list' | 'show' | 'recover' | 'confirm' | 'cancel';
   readonly id: string | null;
   readonly file: string;
   readonly json: boolean;
@@ -53,6 +57,7 @@ export async function ledgerCommand(argv: readonly string[], io: CliIo): Promise
     writeLine(sub === undefined ? io.stderr : io.stdout, HELP);
     return sub === undefined ? Exit.usage : Exit.ok;
   }
+  if (sub === 'serve') return ledgerServeCommand(argv.slice(1), io);
   const parsed = parse(argv, io);
   if (!existsSync(parsed.file)) {
     // Reading must not create a ledger as a side effect: a missing file simply holds nothing.
@@ -77,6 +82,8 @@ export async function ledgerCommand(argv: readonly string[], io: CliIo): Promise
         return await show(ledger, parsed.id!, parsed.json, io);
       case 'recover':
         return await move(ledger, parsed.id!, 'recover', parsed.json, io);
+      case 'confirm':
+        return await move(ledger, parsed.id!, 'confirm', parsed.json, io);
       case 'cancel':
         return await move(ledger, parsed.id!, 'cancel', parsed.json, io);
     }
@@ -90,8 +97,8 @@ export async function ledgerCommand(argv: readonly string[], io: CliIo): Promise
 function parse(argv: readonly string[], io: CliIo): Parsed {
   const { positionals, values } = parseCommandArgs(argv, OPTIONS);
   const [sub, ...rest] = positionals;
-  if (sub !== 'list' && sub !== 'show' && sub !== 'recover' && sub !== 'cancel') {
-    throw new UsageError(`unknown ledger subcommand "${sub ?? ''}" (list, show, recover, cancel)`);
+  if (sub !== 'list' && sub !== 'show' && sub !== 'recover' && sub !== 'confirm' && sub !== 'cancel') {
+    throw new UsageError(`unknown ledger subcommand "${sub ?? ''}" (list, show, recover, confirm, cancel, serve)`);
   }
   if (sub === 'list' && rest.length > 0) throw new UsageError('ledger list takes no positional arguments');
   if (sub !== 'list' && rest.length !== 1) throw new UsageError(`ledger ${sub} takes exactly one ID`);
@@ -156,26 +163,8 @@ async function show(ledger: Ledger, id: string, json: boolean, io: CliIo): Promi
   return Exit.ok;
 }
 
-async function move(ledger: Ledger, id: string, action: 'recover' | 'cancel', json: boolean, io: CliIo): Promise<number> {
-  const stored = await ledger.getNavigation(id);
-  if (stored === null) throw new GuardError(GuardCode.unknownNavigation, `no navigation record "${id}" in the ledger`, { id });
-  const from = stored.flow.state;
-  const steps = action === 'recover' ? recoverySteps(from) : cancelSteps(from);
-  if (steps === null) {
-    const allowed = action === 'recover' ? 'OUT_OF_BAND_PENDING or EXPIRED flows' : 'live flows (USER_REVIEW, OUT_OF_BAND_PENDING, EXPIRED, USER_RETRY)';
-    throw new GuardError(GuardCode.illegalTransition, `flow ${id} is ${from}: ${action} applies only to ${allowed}`, { id, from });
-  }
-  const done: { from: FlowState; to: FlowState; trigger: FlowStep['trigger'] }[] = [];
-  let state = from;
-  for (const step of steps) {
-    const result = await ledger.updateFlowState(id, state, step.to, step.trigger, Date.now());
-    if (!result.updated) {
-      const now = result.current === null ? 'gone' : result.current.state;
-      throw new GuardError(GuardCode.stateConflict, `flow ${id} changed while it was being moved (expected ${state}, found ${now}); nothing more was changed`, { id });
-    }
-    done.push({ from: state, to: step.to, trigger: step.trigger });
-    state = step.to;
-  }
+async function move(ledger: Ledger, id: string, action: ManualAction, json: boolean, io: CliIo): Promise<number> {
+  const { state, steps: done } = await moveByHand(ledger, id, action, Date.now());
   if (json) writeLine(io.stdout, JSON.stringify({ ok: true, id, state, steps: done }, null, 2));
   else for (const d of done) writeLine(io.stdout, `${id}: ${d.from} → ${d.to} (${d.trigger})`);
   return Exit.ok;

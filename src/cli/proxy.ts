@@ -1,18 +1,21 @@
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { AuditLog } from '../audit/log.js';
 import { createAuditLog } from '../audit/log.js';
 import type { GuardEvent } from '../audit/events.js';
 import { ChildUpstream, type Upstream } from '../adapters/proxy/child.js';
 import { HttpUpstream } from '../adapters/proxy/http.js';
 import { ElicitationProxy } from '../adapters/proxy/proxy.js';
-import { createGuard } from '../core/guard.js';
+import { createGuard, type Guard } from '../core/guard.js';
 import { MemoryLedger } from '../ledger/memory.js';
 import { SqliteLedger } from '../ledger/sqlite.js';
 import type { Ledger } from '../ledger/types.js';
 import { defaultPolicy, loadPolicy } from '../policy/policy.js';
 import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.js';
 import { defaultLedgerPath } from './ledger.js';
+import { parsePort } from './ledger-serve.js';
+import type { QueryPageServer } from '../ui/server.js';
 
 const HELP = `usage:
   mcp-elicitation-guard proxy [options] -- <server command> [args...]
@@ -29,6 +32,9 @@ options:
   --audit FILE         append the redacted audit log (JSON Lines) to FILE
   --subject ID         the verified user subject recorded in navigation records
   --upstream-url URL   a Streamable HTTP server instead of a child process
+  --ui [PORT]          serve the query page on 127.0.0.1 (PORT, or a free port): see and recover
+                       this proxy's URL flows, stop issuing; the access link is written to a file
+                       readable only by you (its path is printed), never to stderr
 
 exit code: the server's exit code; 2 on bad usage or when the server cannot be started`;
 
@@ -51,8 +57,8 @@ interface ProxyIo extends CliIo {
 /** `proxy`: the guard in front of any MCP server, for hosts that cannot be changed. */
 export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promise<number> {
   const split = argv.indexOf('--');
-  const own = split === -1 ? argv : argv.slice(0, split);
   const serverCommand = split === -1 ? [] : argv.slice(split + 1);
+  const { rest: own, uiPort } = takeUiOption(split === -1 ? argv : argv.slice(0, split));
   const { values, positionals } = parseCommandArgs(own, OPTIONS, false);
   if (values.help === true) {
     writeLine(io.stdout, HELP);
@@ -79,6 +85,7 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
   const ledger = await openLedger(values.ledger, io, log);
   const audit: AuditLog | null = values.audit === undefined ? null : createAuditLog(resolve(io.cwd, values.audit));
   let proxy: ElicitationProxy | null = null;
+  let page: QueryPageServer | null = null;
   const guard = createGuard({
     policy,
     ...(values.server === undefined ? {} : { server: values.server }),
@@ -87,8 +94,17 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
     onEvent: (event: GuardEvent) => {
       audit?.write(event);
       proxy?.tellHost(event);
+      if (page !== null && event.type === 'flow.transition' && event.to === 'USER_REVIEW') {
+        log(`mcp-elicitation-guard proxy: URL flow ${event.navigation} started; query page ${page.url}/flows/${event.navigation}`);
+      }
     },
   });
+  let accessFile: string | null = null;
+  if (uiPort !== null) {
+    const started = await startUi(uiPort, { ledger, guard, log, dir: uiDirectory(values.ledger, io) });
+    page = started?.page ?? null;
+    accessFile = started?.accessFile ?? null;
+  }
   proxy = new ElicitationProxy({ guard, upstream, hostInput: io.stdin, hostOutput: io.stdout, log });
 
   const signals = io.signals ?? process;
@@ -106,9 +122,67 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
     signals.off('SIGINT', onInt);
     signals.off('SIGTERM', onTerm);
     await guard.flush();
+    await page?.close();
+    if (accessFile !== null) rmSync(accessFile, { force: true });
     await ledger.close();
     await audit?.close();
   }
+}
+
+/** Takes `--ui`, `--ui PORT` or `--ui=PORT` out of the proxy's own arguments (parseArgs has no optional values). */
+function takeUiOption(own: readonly string[]): { rest: string[]; uiPort: number | null } {
+  const rest: string[] = [];
+  let uiPort: number | null = null;
+  for (let i = 0; i < own.length; i++) {
+    const arg = own[i]!;
+    if (arg === '--ui' || arg.startsWith('--ui=')) {
+      if (uiPort !== null) throw new UsageError('--ui given twice');
+      const inline = arg.startsWith('--ui=') ? arg.slice(5) : null;
+      const next = own[i + 1];
+      if (inline !== null) uiPort = parsePort(inline, '--ui');
+      else if (next !== undefined && /^[0-9]+$/.test(next)) {
+        uiPort = parsePort(next, '--ui');
+        i += 1;
+      } else uiPort = 0;
+      continue;
+    }
+    rest.push(arg);
+  }
+  return { rest, uiPort };
+}
+
+/** Where the access link file goes: beside the ledger file (the state directory for "memory"). */
+function uiDirectory(option: string | undefined, io: ProxyIo): string {
+  if (option === undefined || option === 'memory') return dirname(defaultLedgerPath(io.env ?? process.env, homedir()));
+  return dirname(resolve(io.cwd, option));
+}
+
+/**
+ * Starts the query page next to the proxy. The access link goes to a file only its user can read:
+ * a host keeps the proxy's stderr in its log files, and a secret must not reach a log. The page is
+ * a convenience: when it cannot start, the proxy says so and runs without it.
+ */
+async function startUi(port: number, options: { ledger: Ledger; guard: Guard; log: (line: string) => void; dir: string }): Promise<{ page: QueryPageServer; accessFile: string } | null> {
+  let page: QueryPageServer;
+  try {
+    const { startQueryPage } = await import('../ui/server.js');
+    page = await startQueryPage({ ledger: options.ledger, guard: options.guard, port, log: options.log });
+  } catch (error) {
+    options.log(`mcp-elicitation-guard proxy: the query page could not start (${(error as Error).message}); running without it`);
+    return null;
+  }
+  const accessFile = join(options.dir, `query-page-${page.port}.url`);
+  try {
+    mkdirSync(options.dir, { recursive: true });
+    writeFileSync(accessFile, page.accessUrl + '\n', { mode: 0o600 });
+    chmodSync(accessFile, 0o600);
+  } catch (error) {
+    await page.close();
+    options.log(`mcp-elicitation-guard proxy: cannot write the query page's access link to ${accessFile} (${(error as Error).message}); running without the page`);
+    return null;
+  }
+  options.log(`mcp-elicitation-guard proxy: query page at ${page.url}/ (open the access link in ${accessFile})`);
+  return { page, accessFile };
 }
 
 async function openLedger(option: string | undefined, io: ProxyIo, log: (line: string) => void): Promise<Ledger> {

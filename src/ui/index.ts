@@ -1,0 +1,3 @@
+export { startQueryPage, type QueryPageServer, type QueryPageServerOptions } from './server.js';
+export { createQueryPageApp, type AppSecurity, type QueryPageOptions } from './app.js';
+export { runAction, UI_ACTIONS, type ActionResult, type UiAction } from './actions.js';
