@@ -47,5 +47,9 @@ describe('the built CLI', () => {
     expect(existsSync(join(root, server.types))).toBe(true);
     const serverApi = (await import(join(root, server.import))) as Record<string, unknown>;
     for (const name of ['ConnectService', 'connectHandler', 'EncryptedFileVault', 'MemorySecretVault', 'createCompletionRegistry', 'urlElicitationRequired', 'revalidateFormContent', 'LeaseBook', 'MemoryApprovalQueue']) expect(typeof serverApi[name]).toBe('function');
+    const ui = pkg.exports['./ui'] as { types: string; import: string };
+    expect(existsSync(join(root, ui.types))).toBe(true);
+    const uiApi = (await import(join(root, ui.import))) as Record<string, unknown>;
+    for (const name of ['startQueryPage', 'createQueryPageApp', 'runAction']) expect(typeof uiApi[name]).toBe('function');
   });
 });

@@ -176,6 +176,31 @@ describe('mcp-elicitation-guard ledger', () => {
     });
   });
 
+  describe('confirm', () => {
+    it('records "I have finished" on a pending flow, and on an expired one through the manual retry state', async () => {
+      const pending = await cli(['ledger', 'confirm', flows.pending.id, '--ledger', file], tmp.dir);
+      expect(pending).toMatchObject({ code: 0, stdout: `${flows.pending.id}: OUT_OF_BAND_PENDING → REQUIREMENT_VERIFIED (user-confirmed)\n` });
+      const expired = await cli(['ledger', 'confirm', flows.expired.id, '--ledger', file, '--json'], tmp.dir);
+      expect(JSON.parse(expired.stdout)).toEqual({
+        ok: true,
+        id: flows.expired.id,
+        state: 'REQUIREMENT_VERIFIED',
+        steps: [
+          { from: 'EXPIRED', to: 'USER_RETRY', trigger: 'manual-recovery' },
+          { from: 'USER_RETRY', to: 'REQUIREMENT_VERIFIED', trigger: 'user-confirmed' },
+        ],
+      });
+    });
+
+    it('refuses a flow that is not waiting for the out-of-band step, and changes nothing', async () => {
+      const run = await cli(['ledger', 'confirm', flows.review.id, '--ledger', file], tmp.dir);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^E_ILLEGAL_TRANSITION: flow nav_[0-9a-f]+ is USER_REVIEW: confirm applies only to flows waiting for the out-of-band step/);
+      const shown = await cli(['ledger', 'show', flows.review.id, '--ledger', file, '--json'], tmp.dir);
+      expect(JSON.parse(shown.stdout).flow.state).toBe('USER_REVIEW');
+    });
+  });
+
   describe('cancel', () => {
     it('cancels a flow under review', async () => {
       const run = await cli(['ledger', 'cancel', flows.review.id, '--ledger', file], tmp.dir);
