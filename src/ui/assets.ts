@@ -40,9 +40,12 @@ table.flows { border: 1px solid var(--line); border-radius: 8px; }
 th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc; }
 tr.attention td { background: #fff8ec; }
-td.purpose, span.purpose { max-width: 320px; white-space: pre-wrap; overflow-wrap: anywhere; }
+td.purpose { min-width: 220px; max-width: 340px; white-space: pre-wrap; overflow-wrap: anywhere; }
+span.purpose { white-space: pre-wrap; overflow-wrap: anywhere; }
+td.flow { white-space: nowrap; }
 td.target .meg-url p { margin: 0; overflow-wrap: normal; white-space: nowrap; }
 td.nowrap, th.nowrap { white-space: nowrap; }
+time span { white-space: nowrap; }
 a.flow-link { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 td.target .meg-url-host { display: none; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }

@@ -142,7 +142,7 @@ export interface Reconciliation {
   readonly noticesLost: number;
   /** Of those, the ones a person then confirmed by hand. */
   readonly lostThenConfirmed: number;
-  /** Of those, still waiting for someone (expired or overdue now). */
+  /** Of those, still waiting for someone: neither verified nor ended. */
   readonly lostStillWaiting: number;
 }
 
@@ -180,7 +180,7 @@ export async function reconciliation(ledger: Ledger, now: number, window = DEFAU
     if (expired) {
       noticesLost += 1;
       if (verified?.trigger === 'user-confirmed') lostThenConfirmed += 1;
-      if (state === 'EXPIRED' || isOverdue(stored, now)) lostStillWaiting += 1;
+      if (verified === undefined && !isTerminal(state)) lostStillWaiting += 1;
     }
   });
   durations.sort((a, b) => a - b);

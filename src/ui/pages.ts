@@ -26,8 +26,13 @@ export interface PageContext {
 type Tab = 'flows' | 'reconciliation' | 'rollback' | null;
 
 function iso(ms: number): Html {
-  const text = new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
-  return html`<time datetime="${new Date(ms).toISOString()}">${text}</time>`;
+  const full = new Date(ms).toISOString();
+  // Date and time each keep together; a narrow column breaks between them only.
+  return html`<time datetime="${full}"><span>${full.slice(0, 10)}</span> <span>${full.slice(11, 19)}Z</span></time>`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 export function layout(title: string, tab: Tab, body: Html, ctx: { readonly flash: Flash | null } | null): string {
@@ -98,6 +103,11 @@ function hiddenCsrf(csrf: string): Html {
 
 // ------------------------------------------------------------------ flows
 
+/** `nav_6d5f8692…`: enough to tell flows apart in a table; the flow's page has the whole id. */
+function shortId(id: string): string {
+  return id.length > 16 ? `${id.slice(0, 12)}…` : id;
+}
+
 export function flowsPage(table: FlowTable, filters: FlowFilters, ctx: PageContext): string {
   const option = (value: string, label: string, selected: boolean) => html`<option value="${value}"${selected ? trusted(' selected') : ''}>${label}</option>`;
   const form = html`<form class="filters" method="get" action="/">
@@ -110,13 +120,13 @@ ${filters.state !== null || filters.server !== null || filters.age !== null ? ht
   const rows = table.rows.map(
     (r) => html`<tr class="${r.overdue || r.stored.flow.state === 'EXPIRED' ? 'attention' : ''}">
 <td>${stateBadge(r.stored.flow.state, r.overdue)}</td>
-<td><a class="flow-link" href="/flows/${encodeURIComponent(r.stored.record.id)}">${r.stored.record.id}</a></td>
-<td>${r.server}</td>
+<td class="flow"><a class="flow-link" href="/flows/${encodeURIComponent(r.stored.record.id)}" title="${r.stored.record.id}">${shortId(r.stored.record.id)}</a></td>
+<td class="nowrap">${r.server}</td>
 <td class="nowrap">${r.subjectDigest === null ? html`<span class="none">none</span>` : html`<code title="sha256 of the subject">${r.subjectDigest}</code>`}</td>
 <td class="purpose">${r.stored.record.purpose}</td>
 <td class="target">${targetHtml(r.stored, ctx.policy)}</td>
-<td class="nowrap">${iso(r.stored.record.createdAt)}</td>
-<td class="nowrap">${iso(r.stored.record.expiresAt)}</td>
+<td>${iso(r.stored.record.createdAt)}</td>
+<td>${iso(r.stored.record.expiresAt)}</td>
 <td class="nowrap">${duration(r.timeInState)}</td>
 </tr>`,
   );
@@ -275,14 +285,14 @@ export function reconciliationPage(rec: Reconciliation, ctx: PageContext): strin
   const ms = (v: number | null) => (v === null ? html`<span class="none">no data</span>` : duration(v));
   const states = FLOW_STATES.filter((s) => (rec.byState.get(s) ?? 0) > 0);
   const body = html`<h1>Reconciliation</h1>
-<p class="lead">${rec.total} flows${rec.truncated ? ` (the newest ${rec.window})` : ''}.</p>
+<p class="lead">${plural(rec.total, 'flow')}${rec.truncated ? ` (the newest ${rec.window})` : ''}.</p>
 <div class="cards">
 <div class="card"><span class="big">${ms(rec.timeToVerification.p50)}</span><span>time to verification, p50</span></div>
 <div class="card"><span class="big">${ms(rec.timeToVerification.p99)}</span><span>time to verification, p99</span></div>
 <div class="card"><span class="big">${rec.noticesLost}</span><span>notices lost (time to live ran out)</span></div>
 <div class="card"><span class="big">${rec.verifiedBy.hand}</span><span>confirmed by hand</span></div>
 </div>
-<p class="note">Time to verification runs from opening the page to the requirement being verified, over ${rec.timeToVerification.count} verified flows. Of the ${rec.noticesLost} flows whose notice never came in time, ${rec.lostThenConfirmed} were confirmed by hand and ${rec.lostStillWaiting} are still waiting.</p>
+<p class="note">Time to verification runs from opening the page to the requirement being verified, over ${plural(rec.timeToVerification.count, 'verified flow')}. Of the ${plural(rec.noticesLost, 'flow')} whose notice never came in time, ${rec.lostThenConfirmed} ${rec.lostThenConfirmed === 1 ? 'was' : 'were'} confirmed by hand and ${rec.lostStillWaiting} ${rec.lostStillWaiting === 1 ? 'is' : 'are'} still waiting.</p>
 <section class="panel">
 <h2>How requirements were met</h2>
 ${chart(rec)}

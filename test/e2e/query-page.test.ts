@@ -110,7 +110,7 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
     await page.click('form.filters button[type=submit]');
     await page.waitForURL(/state=OUT_OF_BAND_PENDING/);
     expect(await page.locator('table.flows tbody tr').count()).toBe(1);
-    expect(await page.locator('table.flows tbody tr .flow-link').textContent()).toBe(ids.pending);
+    expect(await page.locator('table.flows tbody tr .flow-link').getAttribute('href')).toBe(`/flows/${ids.pending}`);
 
     await page.goto(`${origin}/?server=acme-payments&age=1h`);
     expect(await page.locator('table.flows tbody tr').count()).toBe(4);
@@ -121,7 +121,7 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
 
   it('shows one flow: navigation record, history, consent receipt, lineage; the copy control copies the target', async () => {
     await page.goto(`${origin}/`);
-    await page.click(`a.flow-link:text("${ids.pending}")`);
+    await page.click(`a.flow-link[href="/flows/${ids.pending}"]`);
     await page.waitForURL(`${origin}/flows/${ids.pending}`);
     const record = await page.locator('dl.record').first().textContent();
     for (const name of ['elicitationId', 'signin-1', 'originalRequestDigest', 'target.urlDigest', 'stateNonceDigest', 'sessionGeneration', 'user:alice@example.com']) expect(record).toContain(name);
@@ -153,7 +153,7 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
     expect(await page.locator('.flash-ok').textContent()).toContain('Retried: EXPIRED → USER_RETRY');
     expect(await stateOf(ids.expired)).toEqual({ state: 'USER_RETRY', triggers: [null, 'presented', 'user-accepted', 'navigation-opened', 'ttl-expired', 'manual-recovery'] });
     await page.goto(`${origin}/`);
-    expect(await page.locator(`tr:has(a.flow-link:text("${ids.expired}")) .state`).textContent()).toBe('USER_RETRY');
+    expect(await page.locator(`tr:has(a.flow-link[href="/flows/${ids.expired}"]) .state`).textContent()).toBe('USER_RETRY');
   });
 
   it('refuses a move the state does not allow with the guard error code, and changes nothing', async () => {

@@ -168,6 +168,24 @@ describe('pages', () => {
     expect(HOSTILE_MESSAGE).toContain('<script>');
   });
 
+  it('treats hostile query strings and ids as text: unknown filters are ignored, a markup id is escaped', async () => {
+    const { page } = await serve();
+    const session = await login(page);
+    const markup = encodeURIComponent('"><script>alert(1)</script>');
+    const filtered = await session.get(`/?state=${markup}&server=${markup}&age=${markup}`);
+    expect(filtered.status).toBe(200);
+    expect(filtered.body).not.toContain('<script>alert');
+    expect(filtered.body).toContain('No flows match these filters');
+    const missing = await session.get(`/flows/${markup}`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).not.toContain('<script>alert');
+    expect(missing.body).toContain('&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect((await session.post(`/flows/${markup}/retry`, { csrf: await session.csrf('/rollback').catch(() => '') })).status).toBe(403);
+    expect((await session.get('/?state=EXPIRED&state=USER_RETRY')).status).toBe(200);
+    const big = await session.post('/rollback/issuing', { csrf: 'x', pad: 'a'.repeat(20_000) });
+    expect(big.status).toBe(400);
+  });
+
   it('shows hidden and bidi characters in a server name as visible escapes', async () => {
     const ledger = new MemoryLedger();
     const { createGuard } = await import('../../src/core/guard.js');
@@ -195,9 +213,10 @@ describe('pages', () => {
     const { page } = await serve();
     const body = (await (await login(page)).get('/reconciliation')).body;
     expect(body).toContain('4 flows.');
-    // Only the nested connect flow was verified (by its notice), at once.
-    expect(body).toMatch(/over 1 verified flows/);
-    expect(body).toMatch(/Of the 1 flows whose notice never came in time, 0 were confirmed by hand and 1 are still waiting/);
+    // Only the nested connect flow was verified, by its notice, 95 s after the page was opened.
+    expect(body).toMatch(/over 1 verified flow\./);
+    expect(body).toMatch(/<span class="big">1 min 35 s<\/span><span>time to verification, p50/);
+    expect(body).toMatch(/Of the 1 flow whose notice never came in time, 0 were confirmed by hand and 1 is still waiting/);
     expect(body).toMatch(/<svg class="chart"/);
   });
 });

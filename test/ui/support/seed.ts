@@ -46,6 +46,8 @@ export async function seedLedger(ledger: Ledger, start = Date.now() - 20 * 60_00
             throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Sign in with Google to share your calendar', url: PENDING_URL, elicitationId: 'signin-1' }]);
           case 'connect': {
             const answer = await server.elicitInput({ mode: 'url', message: 'Connect your GitHub account', url: CONNECT_URL, elicitationId: 'connect-1' });
+            // The user spends a minute and a half on the provider's page before the server's notice.
+            now += 95_000;
             if (answer.action === 'accept') await server.createElicitationCompletionNotifier('connect-1')();
             return { content: [{ type: 'text' as const, text: answer.action === 'accept' ? 'connected' : answer.action }] };
           }
