@@ -78,6 +78,9 @@ export type GuardEvent =
       readonly reason: string;
     })
   | (EventBase & { readonly type: 'response.withheld'; readonly code: string; readonly requestId: string | number; readonly reason: string })
-  | (EventBase & { readonly type: 'guard.error'; readonly code: string; readonly message: string });
+  | (EventBase & { readonly type: 'guard.error'; readonly code: string; readonly message: string })
+  /** The rollback switch was set at run time (the query page, or the host's own call). */
+  | (EventBase & { readonly type: 'issuing.changed'; readonly issuing: 'open' | 'stopped' })
+  | (EventBase & { readonly type: 'nonces.revoked'; readonly revoked: number });
 
 export type GuardEventType = GuardEvent['type'];

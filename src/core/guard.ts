@@ -143,10 +143,13 @@ class GuardCore implements Guard {
     if (issuing !== 'open' && issuing !== 'stopped') throw new GuardError(GuardCode.input, 'issuing must be "open" or "stopped"');
     this.#issuing = issuing;
     if (issuing === 'open') this.#flows.resumeIssuing();
+    this.#emit(this.#event({ type: 'issuing.changed', issuing }));
   }
 
   revokeNonces(): number {
-    return this.#flows.revokeNonces();
+    const revoked = this.#flows.revokeNonces();
+    this.#emit(this.#event({ type: 'nonces.revoked', revoked }));
+    return revoked;
   }
 
   pendingFlows(): FlowView[] {

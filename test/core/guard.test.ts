@@ -191,7 +191,8 @@ describe('URL mode', () => {
   });
 
   it('the rollback switch stops and resumes issuing at run time; revoking nonces leaves accepted flows unopenable', async () => {
-    const guard = createGuard();
+    const events: GuardEvent[] = [];
+    const guard = createGuard({ onEvent: (e) => events.push(e) });
     handshake(guard, { url: {} });
     expect(guard.issuing()).toBe('open');
     guard.inbound(urlRequest(35, OAUTH_URL, 'before'));
@@ -209,6 +210,7 @@ describe('URL mode', () => {
     await guard.openUrl(again!, () => {});
     expect(guard.flow('after')?.state).toBe('OUT_OF_BAND_PENDING');
     expect(() => guard.setIssuing('paused' as 'open')).toThrow(/issuing must be/);
+    expect(events.filter((e) => e.type === 'issuing.changed' || e.type === 'nonces.revoked').map((e) => ('issuing' in e ? e.issuing : e.revoked))).toEqual(['stopped', 1, 0, 'open']);
   });
 
   it('a guard started with issuing stopped opens again when switched to open', async () => {
