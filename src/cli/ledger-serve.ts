@@ -39,6 +39,8 @@ export interface ServeIo extends CliIo {
   readonly signals?: NodeJS.EventEmitter;
   /** Opens the access link (for `--open`); the system browser when absent. */
   readonly openUrl?: (url: string) => Promise<void>;
+  /** The page's clock (ms since the epoch); `Date.now` when absent. */
+  readonly clock?: () => number;
 }
 
 /** Parses `--port N` (0 … 65535). */
@@ -77,7 +79,7 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   const { startQueryPage } = await import('../ui/server.js');
   let page;
   try {
-    page = await startQueryPage({ ledger, port, listenAnywhere, log: (line) => writeLine(io.stderr, line) });
+    page = await startQueryPage({ ledger, port, listenAnywhere, log: (line) => writeLine(io.stderr, line), ...(io.clock === undefined ? {} : { clock: io.clock }) });
   } catch (error) {
     await ledger.close();
     writeLine(io.stderr, `mcp-elicitation-guard ledger serve: cannot listen: ${(error as Error).message}`);

@@ -37,7 +37,7 @@ button.copy { padding: 1px 8px; font-size: 12px; margin-left: 6px; vertical-alig
 .reset { font-size: 13px; }
 table { border-collapse: collapse; width: 100%; background: var(--panel); }
 table.flows { border: 1px solid var(--line); border-radius: 8px; }
-th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { text-align: left; padding: 7px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc; }
 tr.attention td { background: #fff8ec; }
 td.purpose { min-width: 220px; max-width: 340px; white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -19,6 +19,7 @@ import { HOSTILE_MESSAGE, seedLedger } from '../ui/support/seed.js';
 
 const IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 const run = hasChromium || browserRequired;
+const START = Date.UTC(2026, 10, 30, 14, 0, 0);
 
 describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () => {
   const tmp = tempDir('mcp-eg-ui-');
@@ -47,7 +48,8 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
 
   beforeAll(async () => {
     const seeding = await SqliteLedger.open(file);
-    const seeded = await seedLedger(seeding);
+    // Fixed times and ids: the screenshots come out the same on every run.
+    const seeded = await seedLedger(seeding, START, 7);
     ids = seeded.ids;
     await seeded.close();
     await seeding.close();
@@ -56,7 +58,7 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
     const stderr = new PassThrough();
     let out = '';
     stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    served = ledgerServeCommand(['--ledger', file], { stdin: new PassThrough(), stdout, stderr, isTTY: false, cwd: tmp.dir, signals });
+    served = ledgerServeCommand(['--ledger', file], { stdin: new PassThrough(), stdout, stderr, isTTY: false, cwd: tmp.dir, signals, clock: () => START + 20 * 60_000 });
     await vi.waitFor(() => expect(out).toMatch(/query page: http:\/\/127\.0\.0\.1:\d+\/login\?key=\S+\n/), { timeout: 20_000, interval: 20 });
     accessUrl = /query page: (\S+)/.exec(out)![1]!;
     origin = new URL(accessUrl).origin;

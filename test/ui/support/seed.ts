@@ -12,6 +12,7 @@ import { createElicitationHandler, presentUrlElicitationRequired } from '../../.
 import { createGuard, type Guard } from '../../../src/core/guard.js';
 import type { Ledger } from '../../../src/ledger/types.js';
 import { scriptedUi } from '../../adapters/sdk/harness.js';
+import { testDeps } from '../../flow/support.js';
 import { connectHost } from '../../faults/support/sdk.js';
 
 export const HOSTILE_MESSAGE = 'Review <script>alert("owned")</script> & <img src=x onerror=alert(1)> now';
@@ -29,9 +30,11 @@ export interface Seeded {
   close(): Promise<void>;
 }
 
-export async function seedLedger(ledger: Ledger, start = Date.now() - 20 * 60_000): Promise<Seeded> {
+/** The seed's own clock starts at `start`; `seed` makes its ids and nonces repeatable (for screenshots that do not change between runs). */
+export async function seedLedger(ledger: Ledger, start = Date.now() - 20 * 60_000, seed?: number): Promise<Seeded> {
   let now = start;
-  const guard = createGuard({ ledger, clock: () => now, server: 'acme', subject: 'user:alice@example.com', policy: { completion: { ttlSeconds: 600 } } });
+  const random = seed === undefined ? undefined : testDeps(seed).random;
+  const guard = createGuard({ ledger, clock: () => now, ...(random === undefined ? {} : { random }), server: 'acme', subject: 'user:alice@example.com', policy: { completion: { ttlSeconds: 600 } } });
   const ui = scriptedUi({ url: (review) => (review.elicitationId === 'review-1' ? 'decline' : 'accept') });
   const opener = () => {};
   const host = await connectHost(guard, {
