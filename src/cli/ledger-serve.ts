@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { MemoryLedger } from '../ledger/memory.js';
 import { SqliteLedger } from '../ledger/sqlite.js';
 import type { Ledger } from '../ledger/types.js';
@@ -60,9 +60,11 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   if (positionals.length > 0) throw new UsageError('ledger serve takes no positional arguments');
   const port = values.port === undefined ? 0 : parsePort(values.port, '--port');
   let ledger: Ledger;
+  let switchDir: string | null = null;
   if (values.ledger === 'memory') ledger = new MemoryLedger();
   else {
     const file = values.ledger !== undefined ? resolve(io.cwd, values.ledger) : defaultLedgerPath(io.env ?? process.env, homedir());
+    switchDir = dirname(file);
     if (!existsSync(file)) {
       writeLine(io.stderr, `mcp-elicitation-guard ledger serve: no ledger at ${file} (the proxy creates it on first use; pass --ledger FILE or --ledger memory)`);
       return Exit.usage;
@@ -77,9 +79,12 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   const listenAnywhere = values['listen-anywhere'] === true;
   // Loaded here so the other commands never load the web server.
   const { startQueryPage } = await import('../ui/server.js');
+  const { RollbackFile, fileRollback } = await import('../ui/rollback.js');
+  // The rollback switch beside the ledger: every proxy using this ledger directory follows it.
+  const rollback = switchDir === null ? null : fileRollback(new RollbackFile(switchDir, io.clock), null);
   let page;
   try {
-    page = await startQueryPage({ ledger, port, listenAnywhere, log: (line) => writeLine(io.stderr, line), ...(io.clock === undefined ? {} : { clock: io.clock }) });
+    page = await startQueryPage({ ledger, port, listenAnywhere, rollback, log: (line) => writeLine(io.stderr, line), ...(io.clock === undefined ? {} : { clock: io.clock }) });
   } catch (error) {
     await ledger.close();
     writeLine(io.stderr, `mcp-elicitation-guard ledger serve: cannot listen: ${(error as Error).message}`);

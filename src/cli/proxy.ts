@@ -16,6 +16,7 @@ import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.
 import { defaultLedgerPath } from './ledger.js';
 import { parsePort } from './ledger-serve.js';
 import type { QueryPageServer } from '../ui/server.js';
+import { RollbackFile, fileRollback, followRollback, guardRollback, type RollbackControl } from '../ui/rollback.js';
 
 const HELP = `usage:
   mcp-elicitation-guard proxy [options] -- <server command> [args...]
@@ -35,6 +36,9 @@ options:
   --ui [PORT]          serve the query page on 127.0.0.1 (PORT, or a free port): see and recover
                        this proxy's URL flows, stop issuing; the access link is written to a file
                        readable only by you (its path is printed), never to stderr
+
+The proxy follows the rollback switch (rollback.json beside the ledger file, set from any query
+page over that ledger): it stops issuing URL elicitations and revokes nonces within a second.
 
 exit code: the server's exit code; 2 on bad usage or when the server cannot be started`;
 
@@ -99,9 +103,13 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
       }
     },
   });
+  // The rollback switch beside the ledger file (none for a ledger in memory): followed at start and every second.
+  const switchFile = values.ledger === 'memory' ? null : new RollbackFile(uiDirectory(values.ledger, io));
+  const unfollow = switchFile === null ? null : followRollback(switchFile, guard, log);
   let accessFile: string | null = null;
   if (uiPort !== null) {
-    const started = await startUi(uiPort, { ledger, guard, log, dir: uiDirectory(values.ledger, io) });
+    const rollback = switchFile === null ? guardRollback(guard) : fileRollback(switchFile, guard);
+    const started = await startUi(uiPort, { ledger, guard, rollback, log, dir: uiDirectory(values.ledger, io) });
     page = started?.page ?? null;
     accessFile = started?.accessFile ?? null;
   }
@@ -121,6 +129,7 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
   } finally {
     signals.off('SIGINT', onInt);
     signals.off('SIGTERM', onTerm);
+    unfollow?.();
     await guard.flush();
     await page?.close();
     if (accessFile !== null) rmSync(accessFile, { force: true });
@@ -162,11 +171,11 @@ function uiDirectory(option: string | undefined, io: ProxyIo): string {
  * a host keeps the proxy's stderr in its log files, and a secret must not reach a log. The page is
  * a convenience: when it cannot start, the proxy says so and runs without it.
  */
-async function startUi(port: number, options: { ledger: Ledger; guard: Guard; log: (line: string) => void; dir: string }): Promise<{ page: QueryPageServer; accessFile: string } | null> {
+async function startUi(port: number, options: { ledger: Ledger; guard: Guard; rollback: RollbackControl; log: (line: string) => void; dir: string }): Promise<{ page: QueryPageServer; accessFile: string } | null> {
   let page: QueryPageServer;
   try {
     const { startQueryPage } = await import('../ui/server.js');
-    page = await startQueryPage({ ledger: options.ledger, guard: options.guard, port, log: options.log });
+    page = await startQueryPage({ ledger: options.ledger, guard: options.guard, rollback: options.rollback, port, log: options.log });
   } catch (error) {
     options.log(`mcp-elicitation-guard proxy: the query page could not start (${(error as Error).message}); running without it`);
     return null;

@@ -12,6 +12,7 @@ import type { Ledger } from '../ledger/types.js';
 import { defaultPolicy, type Policy } from '../policy/policy.js';
 import { GuardError } from '../protocol/errors.js';
 import { runAction, UI_ACTIONS, type UiAction } from './actions.js';
+import { guardRollback, type RollbackControl } from './rollback.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import { AGE_FILTERS, DEFAULT_WINDOW, flowDetail, flowTable, reconciliation, type AgeFilter, type FlowFilters } from './model.js';
 import { flowPage, flowsPage, loginPage, messagePage, reconciliationPage, rollbackPage, type PageContext } from './pages.js';
@@ -29,6 +30,11 @@ export interface QueryPageOptions {
   readonly window?: number;
   /** Where the page reports an internal error (a ledger that cannot be read); default: nowhere. */
   readonly log?: (line: string) => void;
+  /**
+   * What the Rollback page switches: default the live guard's own switch, or none without a guard.
+   * `ledger serve` and the proxy pass the shared switch file (`fileRollback`), which reaches every proxy.
+   */
+  readonly rollback?: RollbackControl | null;
 }
 
 export interface AppSecurity {
@@ -71,6 +77,7 @@ export function createQueryPageApp(options: QueryPageOptions, security: AppSecur
   const policy = options.policy ?? guard?.policy ?? defaultPolicy.base;
   const clock = options.clock ?? Date.now;
   const window = options.window ?? DEFAULT_WINDOW;
+  const rollback = options.rollback !== undefined ? options.rollback : guard === null ? null : guardRollback(guard);
   const sessions = new Sessions(security.token);
   const app = new Hono<Env>();
 
@@ -170,35 +177,38 @@ export function createQueryPageApp(options: QueryPageOptions, security: AppSecur
     return c.html(reconciliationPage(rec, context(c.get('session'))));
   });
 
-  app.get('/rollback', (c) => c.html(rollbackPage(guard?.issuing() ?? null, context(c.get('session')))));
+  app.get('/rollback', (c) => c.html(rollbackPage(rollback === null ? null : { state: rollback.read(), scope: rollback.scope }, context(c.get('session')))));
 
   app.post('/rollback/issuing', async (c) => {
     const body = await c.req.parseBody();
     const session = c.get('session');
     const value = body.issuing;
-    if (guard === null) session.flash = { kind: 'refused', code: null, text: 'No guard runs in this process: there is no issuing to switch here.' };
-    else if (value !== 'open' && value !== 'stopped') return text(c, 400, 'issuing must be "open" or "stopped"');
-    else {
-      guard.setIssuing(value);
-      session.flash = { kind: 'ok', code: null, text: value === 'stopped' ? 'Issuing stopped: new URL elicitations are declined.' : 'Issuing resumed.' };
+    if (rollback === null) {
+      session.flash = { kind: 'refused', code: null, text: 'No rollback switch here: no guard runs in this process and the ledger is in memory.' };
+      return wantsJson(c) ? c.json({ ok: false, issuing: null }, 409) : c.redirect('/rollback', 303);
     }
-    if (wantsJson(c)) return c.json({ ok: guard !== null, issuing: guard?.issuing() ?? null }, guard === null ? 409 : 200);
-    return c.redirect('/rollback', 303);
+    if (value !== 'open' && value !== 'stopped') return text(c, 400, 'issuing must be "open" or "stopped"');
+    const state = rollback.setIssuing(value);
+    session.flash = { kind: 'ok', code: null, text: value === 'stopped' ? 'Issuing stopped: new URL elicitations are declined.' : 'Issuing resumed.' };
+    return wantsJson(c) ? c.json({ ok: true, issuing: state.issuing }) : c.redirect('/rollback', 303);
   });
 
   app.post('/rollback/revoke', async (c) => {
     const body = await c.req.parseBody();
     const session = c.get('session');
-    if (guard === null) {
-      session.flash = { kind: 'refused', code: null, text: 'No guard runs in this process: there are no nonces to revoke here.' };
-      return c.redirect('/rollback', 303);
+    if (rollback === null) {
+      session.flash = { kind: 'refused', code: null, text: 'No rollback switch here: no guard runs in this process and the ledger is in memory.' };
+      return wantsJson(c) ? c.json({ ok: false, revoked: null }, 409) : c.redirect('/rollback', 303);
     }
     // The confirmation step: the first POST only asks.
-    if (body.confirm !== 'yes') return c.html(rollbackPage(guard.issuing(), context(session), true));
-    const revoked = guard.revokeNonces();
-    session.flash = { kind: 'ok', code: null, text: `Revoked ${revoked} outstanding nonce${revoked === 1 ? '' : 's'}.` };
-    if (wantsJson(c)) return c.json({ ok: true, revoked });
-    return c.redirect('/rollback', 303);
+    if (body.confirm !== 'yes') return c.html(rollbackPage({ state: rollback.read(), scope: rollback.scope }, context(session), true));
+    const { revokedHere } = rollback.revoke();
+    session.flash = {
+      kind: 'ok',
+      code: null,
+      text: revokedHere === null ? 'Revocation recorded: every proxy following the switch revokes its outstanding nonces within a second.' : `Revoked ${revokedHere} outstanding nonce${revokedHere === 1 ? '' : 's'} here${rollback.scope.startsWith('every') ? '; every other proxy following the switch does within a second' : ''}.`,
+    };
+    return wantsJson(c) ? c.json({ ok: true, revoked: revokedHere }) : c.redirect('/rollback', 303);
   });
 
   app.notFound((c) => text(c, 404, 'not found'));

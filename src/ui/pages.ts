@@ -12,6 +12,7 @@ import { renderUrl } from '../render/index.js';
 import { analyzeUrl } from '../url/index.js';
 import { html, trusted, type Html } from './html.js';
 import { actionsAllowed, AGE_FILTERS, duration, type FlowDetail, type FlowFilters, type FlowTable, type Reconciliation } from './model.js';
+import type { RollbackState } from './rollback.js';
 import type { Flash } from './security.js';
 
 export interface PageContext {
@@ -312,22 +313,25 @@ ${states.map((s) => html`<tr><td><a href="/?state=${s}">${stateBadge(s)}</a></td
 
 // ------------------------------------------------------------------ rollback
 
-export function rollbackPage(issuing: 'open' | 'stopped' | null, ctx: PageContext, confirmRevoke = false): string {
+export function rollbackPage(control: { readonly state: RollbackState; readonly scope: string } | null, ctx: PageContext, confirmRevoke = false): string {
   let controls: Html;
-  if (issuing === null) {
-    controls = html`<p>No guard runs in this process (this is <code>ledger serve</code>), so there is nothing here to stop: state nonces live only in the memory of the guard that issued them, and the ledger holds their digests only.</p>
-<p>To roll back a running proxy, open its own query page (<code>proxy --ui</code>) and use this switch there, or set <code>"issuing": "stopped"</code> in its policy file and restart it. This page and the ledger stay readable either way.</p>`;
+  if (control === null) {
+    controls = html`<p>There is no switch to set here: no guard runs in this process and the ledger is in memory, so nothing else follows it. State nonces live only in the memory of the guard that issued them.</p>
+<p>Serve the page over a ledger file (<code>ledger serve --ledger FILE</code>) or beside a proxy (<code>proxy --ui</code>), or set <code>"issuing": "stopped"</code> in the guard's policy file.</p>`;
   } else if (confirmRevoke) {
     controls = html`<div class="confirm">
 <p><strong>Revoke every outstanding state nonce?</strong> Navigations the user accepted but that were not opened yet can then never be opened. Flows stay as they are, neither failed nor succeeded, and can still be confirmed or cancelled here.</p>
+<p class="note">This reaches ${control.scope}.</p>
 <form method="post" action="/rollback/revoke" class="action">${hiddenCsrf(ctx.csrf)}<input type="hidden" name="confirm" value="yes"><button type="submit" class="button-cancel">Yes, revoke them</button> <a href="/rollback">keep them</a></form>
 </div>`;
   } else {
+    const { issuing, revokedAt } = control.state;
     const next = issuing === 'open' ? 'stopped' : 'open';
     controls = html`<p class="now">Issuing: <span class="issuing issuing-${issuing}">${issuing}</span></p>
-<p class="note">${issuing === 'open' ? 'New URL elicitations reach the user after the guard checked them.' : 'Every new URL elicitation is declined with E_ISSUING_STOPPED; the ledger and this page stay readable.'}</p>
+<p class="note">${issuing === 'open' ? 'New URL elicitations reach the user after the guard checked them.' : 'Every new URL elicitation is declined with E_ISSUING_STOPPED; the ledger and this page stay readable.'} The switch reaches ${control.scope}.</p>
 <form method="post" action="/rollback/issuing" class="action">${hiddenCsrf(ctx.csrf)}<input type="hidden" name="issuing" value="${next}"><button type="submit" class="${next === 'stopped' ? 'button-cancel' : 'button-confirm'}">${next === 'stopped' ? 'Stop issuing' : 'Resume issuing'}</button></form>
 <h2>Outstanding nonces</h2>
+<p class="note">${revokedAt === null ? 'Never revoked.' : html`Last revoked ${iso(revokedAt)}.`}</p>
 <form method="post" action="/rollback/revoke" class="action">${hiddenCsrf(ctx.csrf)}<button type="submit" class="button-cancel">Revoke outstanding nonces…</button> <span class="hint">asks before it does anything</span></form>`;
   }
   const body = html`<h1>Rollback</h1>

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RollbackFile } from '../../src/ui/rollback.js';
 import { tempDir } from '../ledger/support.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -97,6 +98,15 @@ describe('proxy --ui', { timeout: 60_000 }, () => {
     expect(await (await post('/rollback/revoke', { confirm: 'yes' }, '/rollback')).json()).toEqual({ ok: true, revoked: 0 });
     expect(await (await post('/rollback/issuing', { issuing: 'open' }, '/rollback')).json()).toEqual({ ok: true, issuing: 'open' });
     expect((await page('/')).status).toBe(200);
+  });
+
+  it('follows the switch file another process writes (ledger serve over the same ledger)', async () => {
+    const file = new RollbackFile(tmp.dir);
+    expect(file.read().issuing).toBe('open');
+    file.write({ issuing: 'stopped' });
+    await vi.waitFor(async () => expect(await call('open-oauth')).toMatchObject({ result: { action: 'decline' } }), { timeout: 15_000, interval: 200 });
+    file.write({ issuing: 'open' });
+    await vi.waitFor(async () => expect(await call('open-oauth')).toEqual({ result: { action: 'accept' } }), { timeout: 15_000, interval: 200 });
   });
 
   it('removes the access link file when the proxy exits', async () => {

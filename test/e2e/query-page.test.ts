@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ledgerServeCommand } from '../../src/cli/ledger-serve.js';
 import { SqliteLedger } from '../../src/ledger/sqlite.js';
+import { RollbackFile } from '../../src/ui/rollback.js';
 import { tempDir } from '../ledger/support.js';
 import { browserRequired, hasChromium, launchChromium, type Browser } from '../ui/support/chromium.js';
 import { HOSTILE_MESSAGE, seedLedger } from '../ui/support/seed.js';
@@ -196,15 +197,32 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
     expect(dialogs).toEqual([]);
   });
 
-  it('shows the reconciliation figures and chart, and a rollback page that stays readable', async () => {
+  it('shows the reconciliation figures and chart', async () => {
     await page.goto(`${origin}/reconciliation`);
     const cards = await page.locator('.card').allTextContents();
     expect(cards.join(' | ')).toMatch(/notices lost/);
     expect(await page.locator('svg.chart rect').count()).toBe(4);
     expect(await page.locator('table.counts tbody tr').count()).toBeGreaterThanOrEqual(4);
     await page.screenshot({ path: join(IMAGES, 'query-page-reconciliation.png'), fullPage: true });
+  });
+
+  it('the rollback switch writes the file every proxy over this ledger follows; the ledger and the page stay readable', async () => {
     await page.goto(`${origin}/rollback`);
-    expect(await page.textContent('main')).toContain('No guard runs in this process');
+    expect(await page.locator('.issuing').textContent()).toBe('open');
+    await page.click('button:text("Stop issuing")');
+    await page.waitForURL(`${origin}/rollback`);
+    expect(await page.locator('.flash-ok').textContent()).toContain('Issuing stopped');
+    expect(await page.locator('.issuing').textContent()).toBe('stopped');
+    expect(new RollbackFile(tmp.dir).read().issuing).toBe('stopped');
+    await page.click('button:text("Revoke outstanding nonces")');
+    expect(await page.locator('.confirm').textContent()).toContain('Revoke every outstanding state nonce?');
+    expect(new RollbackFile(tmp.dir).read().revokedAt).toBeNull();
+    await page.click('button:text("Yes, revoke them")');
+    await page.waitForURL(`${origin}/rollback`);
+    expect(await page.locator('.flash-ok').textContent()).toContain('Revocation recorded');
+    expect(new RollbackFile(tmp.dir).read().revokedAt).toBe(START + 20 * 60_000);
+    await page.goto(`${origin}/`);
+    expect(await page.locator('table.flows tbody tr').count()).toBe(4);
     // Only the refusals this test provoked, and no CSP violation.
     expect(consoleErrors.filter((e) => !/status of (403|404|421)|Cross-Origin-Opener-Policy header has been ignored/.test(e))).toEqual([]);
   });

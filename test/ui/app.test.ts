@@ -244,10 +244,10 @@ describe('actions through the ledger (ledger serve)', () => {
     expect((await session.get(`/flows/${seeded.ids.completed}`)).body).not.toContain('E_ILLEGAL_TRANSITION</code> flow');
   });
 
-  it('without a live guard, the rollback page says where rollback is done and changes nothing', async () => {
+  it('without a guard or a switch file, the rollback page says where rollback is done and changes nothing', async () => {
     const { page } = await serve();
     const session = await login(page);
-    expect((await session.get('/rollback')).body).toContain('No guard runs in this process');
+    expect((await session.get('/rollback')).body).toContain('There is no switch to set here');
     expect((await session.get('/rollback')).body).not.toContain('name="csrf"');
   });
 });

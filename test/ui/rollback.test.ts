@@ -1,0 +1,76 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { GuardEvent } from '../../src/audit/events.js';
+import { createGuard } from '../../src/core/guard.js';
+import { RollbackFile, fileRollback, followRollback } from '../../src/ui/rollback.js';
+import { handshake, urlRequest } from '../helpers/session.js';
+import { tempDir } from '../ledger/support.js';
+
+const OAUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth?client_id=1&state=2';
+
+describe('the rollback switch file', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => (tmp = tempDir('mcp-eg-rollback-')));
+  afterEach(() => tmp.remove());
+
+  it('reads as open when missing, and writes atomically, readable by its user only', () => {
+    let now = 1_000;
+    const file = new RollbackFile(tmp.dir, () => now);
+    expect(file.read()).toEqual({ issuing: 'open', revokedAt: null, updatedAt: null });
+    expect(file.write({ issuing: 'stopped' })).toEqual({ issuing: 'stopped', revokedAt: null, updatedAt: 1_000 });
+    expect(statSync(file.path).mode & 0o777).toBe(0o600);
+    expect(file.write({ revoke: true })).toEqual({ issuing: 'stopped', revokedAt: 1_000, updatedAt: 1_000 });
+    // Two revocations in one millisecond are still two.
+    expect(file.write({ revoke: true }).revokedAt).toBe(1_001);
+    now = 5_000;
+    expect(file.write({ issuing: 'open' })).toEqual({ issuing: 'open', revokedAt: 1_001, updatedAt: 5_000 });
+    expect(JSON.parse(readFileSync(file.path, 'utf8'))).toEqual(file.read());
+  });
+
+  it('refuses a file that is not a rollback file with E_INPUT naming it', () => {
+    const file = new RollbackFile(tmp.dir);
+    writeFileSync(file.path, 'not json');
+    expect(() => file.read()).toThrow(expect.objectContaining({ code: 'E_INPUT', message: expect.stringContaining(file.path) }));
+    writeFileSync(file.path, JSON.stringify({ issuing: 'paused', revokedAt: null, updatedAt: null }));
+    expect(() => file.read()).toThrow(/not a rollback file/);
+  });
+
+  it('a following guard starts stopped after a rollback, then takes every change and revocation', async () => {
+    const file = new RollbackFile(tmp.dir);
+    file.write({ issuing: 'stopped' });
+    const events: GuardEvent[] = [];
+    const guard = createGuard({ onEvent: (e) => events.push(e) });
+    handshake(guard, { url: {} });
+    const logs: string[] = [];
+    const stop = followRollback(file, guard, (l) => logs.push(l), 20);
+    try {
+      expect(guard.issuing()).toBe('stopped');
+      file.write({ issuing: 'open' });
+      await vi.waitFor(() => expect(guard.issuing()).toBe('open'), { timeout: 5_000, interval: 10 });
+      guard.inbound(urlRequest(1, OAUTH_URL, 'el-1'));
+      const ticket = await guard.recordConsent('el-1', 'accept');
+      file.write({ revoke: true });
+      await vi.waitFor(() => expect(events.some((e) => e.type === 'nonces.revoked' && e.revoked === 1)).toBe(true), { timeout: 5_000, interval: 10 });
+      await expect(guard.openUrl(ticket!, () => {})).rejects.toMatchObject({ code: 'E_ISSUING_STOPPED' });
+      // A broken file changes nothing and is reported once.
+      writeFileSync(file.path, '{');
+      await vi.waitFor(() => expect(logs).toHaveLength(1), { timeout: 5_000, interval: 10 });
+      expect(logs[0]).toMatch(/is not JSON; the rollback switch is left as it was/);
+      expect(guard.issuing()).toBe('open');
+    } finally {
+      stop();
+    }
+  });
+
+  it('fileRollback writes the file and switches the guard of this process at once', () => {
+    const file = new RollbackFile(tmp.dir);
+    const guard = createGuard();
+    const control = fileRollback(file, guard);
+    expect(control.scope).toContain(file.path);
+    expect(control.setIssuing('stopped').issuing).toBe('stopped');
+    expect(guard.issuing()).toBe('stopped');
+    expect(file.read().issuing).toBe('stopped');
+    expect(control.revoke()).toMatchObject({ revokedHere: 0, state: { revokedAt: expect.any(Number) } });
+    expect(fileRollback(file, null).revoke().revokedHere).toBeNull();
+  });
+});
