@@ -5,7 +5,7 @@
  * is in that directory reads it at start and checks it every second, and applies it to its guard.
  * A page beside a proxy (`proxy --ui`) also applies it to that proxy's guard at once.
  */
-import { readFileSync, renameSync, unwatchFile, watchFile, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Guard } from '../core/guard.js';
@@ -126,23 +126,36 @@ export function fileRollback(file: RollbackFile, guard: Guard | null): RollbackC
 }
 
 /**
- * Applies the switch file to `guard`: `stopped` at start, and every change after (polled every
- * `intervalMs`). A file that cannot be read is reported once and changes nothing. Returns the
- * function that stops watching.
+ * Applies the switch file to `guard`: `stopped` at start, and every change after (the file's
+ * identity, size and time are checked every `intervalMs`, and it is read when they moved). A file
+ * that cannot be read is reported once, changes nothing, and is read again at the next check.
+ * Returns the function that stops following.
  */
 export function followRollback(file: RollbackFile, guard: Guard, log: (line: string) => void, intervalMs = 1000): () => void {
   let seen: RollbackState = OPEN;
+  let seenKey: string | null = null;
   let complained = false;
+  const keyOf = (): string => {
+    try {
+      const st = statSync(file.path);
+      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    } catch {
+      return 'absent';
+    }
+  };
   const apply = (initial: boolean) => {
+    const key = keyOf();
+    if (key === seenKey) return;
     let state: RollbackState;
     try {
       state = file.read();
-      complained = false;
     } catch (error) {
       if (!complained) log(`mcp-elicitation-guard: ${(error as Error).message}; the rollback switch is left as it was`);
       complained = true;
       return;
     }
+    complained = false;
+    seenKey = key;
     if (initial) {
       // A guard starting after a rollback starts stopped; "open" leaves the policy's own setting.
       if (state.issuing === 'stopped' && guard.issuing() !== 'stopped') guard.setIssuing('stopped');
@@ -153,7 +166,9 @@ export function followRollback(file: RollbackFile, guard: Guard, log: (line: str
     seen = state;
   };
   apply(true);
-  const listener = () => apply(false);
-  watchFile(file.path, { interval: intervalMs, persistent: false }, listener);
-  return () => unwatchFile(file.path, listener);
+  // Our own clock rather than fs.watchFile: its first look at the file is asynchronous, and a change
+  // made before it would be missed for good.
+  const timer = setInterval(() => apply(false), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

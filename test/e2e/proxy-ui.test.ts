@@ -104,7 +104,7 @@ describe('proxy --ui', { timeout: 60_000 }, () => {
     const file = new RollbackFile(tmp.dir);
     expect(file.read().issuing).toBe('open');
     file.write({ issuing: 'stopped' });
-    await vi.waitFor(async () => expect(await call('open-oauth')).toMatchObject({ result: { action: 'decline' } }), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(async () => expect({ answer: await call('open-oauth'), file: file.read(), stderr }).toMatchObject({ answer: { result: { action: 'decline' } } }), { timeout: 20_000, interval: 200 });
     file.write({ issuing: 'open' });
     await vi.waitFor(async () => expect(await call('open-oauth')).toEqual({ result: { action: 'accept' } }), { timeout: 15_000, interval: 200 });
   });

@@ -35,7 +35,7 @@ describe('the rollback switch file', () => {
     expect(() => file.read()).toThrow(/not a rollback file/);
   });
 
-  it('a following guard starts stopped after a rollback, then takes every change and revocation', async () => {
+  it('a following guard starts stopped after a rollback, then takes every change and revocation', { timeout: 30_000 }, async () => {
     const file = new RollbackFile(tmp.dir);
     file.write({ issuing: 'stopped' });
     const events: GuardEvent[] = [];
@@ -57,6 +57,10 @@ describe('the rollback switch file', () => {
       await vi.waitFor(() => expect(logs).toHaveLength(1), { timeout: 5_000, interval: 10 });
       expect(logs[0]).toMatch(/is not JSON; the rollback switch is left as it was/);
       expect(guard.issuing()).toBe('open');
+      // Mended by hand, it is read again and applied.
+      writeFileSync(file.path, JSON.stringify({ issuing: 'stopped', revokedAt: null, updatedAt: null }));
+      await vi.waitFor(() => expect(guard.issuing()).toBe('stopped'), { timeout: 5_000, interval: 10 });
+      expect(logs).toHaveLength(1);
     } finally {
       stop();
     }
