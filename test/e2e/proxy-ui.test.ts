@@ -114,3 +114,43 @@ describe('proxy --ui', { timeout: 60_000 }, () => {
     await vi.waitFor(() => expect(existsSync(accessFile)).toBe(false), { timeout: 20_000, interval: 50 });
   });
 });
+
+describe('proxy --ui when the page cannot start', { timeout: 60_000 }, () => {
+  it('runs without the page when the port is taken, and says so', async () => {
+    const tmp = tempDir('mcp-eg-proxy-ui-busy-');
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    let stderr = '';
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...tsx, 'src/cli/main.ts', 'proxy', '--ledger', join(tmp.dir, 'ledger.sqlite'), `--ui=${port}`, '--', process.execPath, ...tsx, 'fixtures/servers/elicitation-server.ts'],
+      cwd: root,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept' }));
+    try {
+      await client.connect(transport);
+      const result = await client.callTool({ name: 'open-oauth', arguments: {} });
+      expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual({ result: { action: 'accept' } });
+      expect(stderr).toMatch(/the query page could not start \(.*\); running without it/);
+      expect(stderr).not.toContain('URL flow');
+    } finally {
+      await client.close();
+      blocker.close();
+      tmp.remove();
+    }
+  });
+
+  it('refuses --ui given twice, or a port that is not one', async () => {
+    const { spawnSync } = await import('node:child_process');
+    for (const args of [['--ui', '--ui'], ['--ui=70000'], ['--ui=abc']]) {
+      const run = spawnSync(process.execPath, [...tsx, 'src/cli/main.ts', 'proxy', '--ledger', 'memory', ...args, '--', 'true'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/mcp-elicitation-guard proxy: (--ui given twice|--ui must be a port number)/);
+    }
+  });
+});
