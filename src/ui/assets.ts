@@ -13,6 +13,7 @@ main { padding: 20px 24px 40px; max-width: 1400px; }
 h1 { font-size: 22px; margin: 4px 0 6px; }
 h1 code { font-size: 18px; }
 h2 { font-size: 16px; margin: 0 0 10px; }
+.panel h2:not(:first-child) { margin-top: 20px; }
 h3 { font-size: 14px; margin: 14px 0 6px; }
 .lead { color: var(--muted); margin: 0 0 14px; }
 .note { color: var(--muted); margin: 6px 0; }
