@@ -11,7 +11,7 @@ import { ledgerServeCommand } from './ledger-serve.js';
 
 const HELP = `usage:
   mcp-elicitation-guard ledger list [--state STATE] [--limit N]   list URL-mode flows, newest first
-  mcp-elicitation-guard ledger show ID                            a navigation record, its history and consent receipts
+  mcp-elicitation-guard ledger show ID                            a navigation record, its history, consent and business receipts
   mcp-elicitation-guard ledger recover ID                         take up a pending or expired flow by hand (→ USER_RETRY)
   mcp-elicitation-guard ledger confirm ID                         "I have finished": the out-of-band step is done (→ REQUIREMENT_VERIFIED)
   mcp-elicitation-guard ledger cancel ID                          cancel a live flow (→ CANCELLED)
@@ -136,8 +136,12 @@ async function show(ledger: Ledger, id: string, json: boolean, io: CliIo): Promi
   const stored = await ledger.getNavigation(id);
   if (stored === null) throw new GuardError(GuardCode.unknownNavigation, `no navigation record "${id}" in the ledger`, { id });
   const [history, consents] = await Promise.all([ledger.listTransitions(id), ledger.listConsentReceipts(id)]);
+  // The business receipts that rest on this flow's consent: the original operation it let through.
+  const mine = new Set(consents.map((c) => c.id));
+  const digest = stored.record.originalRequestDigest;
+  const business = digest === null ? [] : (await ledger.listBusinessReceipts(digest)).filter((b) => b.requirementReceiptIds.some((c) => mine.has(c)));
   if (json) {
-    writeLine(io.stdout, JSON.stringify({ record: stored.record, flow: stored.flow, history, consents }, null, 2));
+    writeLine(io.stdout, JSON.stringify({ record: stored.record, flow: stored.flow, history, consents, business }, null, 2));
     return Exit.ok;
   }
   const r = stored.record;
@@ -158,6 +162,8 @@ async function show(ledger: Ledger, id: string, json: boolean, io: CliIo): Promi
     ...history.map((t) => `  ${iso(t.at)}  ${t.from ?? '(recorded)'} → ${t.to}${t.trigger === null ? '' : ` on ${t.trigger}`}`),
     'consent receipts:',
     ...(consents.length === 0 ? ['  none'] : consents.map((c) => `  ${iso(c.at)}  ${c.decision.padEnd(7)}  ${c.id}  shown sha256 ${c.shownDigest}`)),
+    'business receipts:',
+    ...(business.length === 0 ? ['  none'] : business.map((b) => `  ${iso(b.at)}  ${b.lineage.kind.padEnd(11)}  ${b.id}  retry ${b.retryGeneration}  response sha256 ${b.responseDigest}`)),
   ];
   for (const line of lines) writeLine(io.stdout, line);
   return Exit.ok;

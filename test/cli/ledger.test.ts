@@ -60,8 +60,9 @@ describe('mcp-elicitation-guard ledger', () => {
       expired: await make([...TO_PENDING, ['EXPIRED', 'ttl-expired']]),
       accepted: await make([...TO_PENDING, ['REQUIREMENT_VERIFIED', 'final-response'], ['NESTED_SERVER_CONTINUES', 'nested-lineage'], ['ORIGINAL_RESPONSE_ACCEPTED', 'final-response']]),
     };
-    await ledger.putConsentReceipt(createConsentReceipt({ navigationId: flows.pending.id, shown: { display: null, findings: [], message: 'Sign in' }, decision: 'accept' }, deps));
-    await ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput(), deps));
+    const consent = createConsentReceipt({ navigationId: flows.pending.id, shown: { display: null, findings: [], message: 'Sign in' }, decision: 'accept' }, deps);
+    await ledger.putConsentReceipt(consent);
+    await ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ requirementReceiptIds: [consent.id] }), deps));
     await ledger.close();
   });
   afterEach(() => tmp.remove());
@@ -118,6 +119,7 @@ describe('mcp-elicitation-guard ledger', () => {
       expect(run.stdout).toContain('target:       https://auth.example.com (url sha256 ');
       expect(run.stdout).toMatch(/NAVIGATION_ACCEPTED → OUT_OF_BAND_PENDING on navigation-opened/);
       expect(run.stdout).toMatch(/accept\s+cr_[0-9a-f]{32}\s+shown sha256 [0-9a-f]{64}/);
+      expect(run.stdout).toMatch(/business receipts:\n  \S+  nested\s+br_[0-9a-f]{32}  retry 0  response sha256 [0-9a-f]{64}\n/);
       expect(run.stdout).not.toContain('SECRETCODE123');
     });
 
@@ -135,6 +137,9 @@ describe('mcp-elicitation-guard ledger', () => {
       expect(shown.flow.state).toBe('OUT_OF_BAND_PENDING');
       expect(shown.history).toHaveLength(4);
       expect(shown.consents).toHaveLength(1);
+      expect((shown as unknown as { business: { requirementReceiptIds: string[] }[] }).business).toHaveLength(1);
+      const other = JSON.parse((await cli(['ledger', 'show', flows.expired.id, '--ledger', file, '--json'], tmp.dir)).stdout) as { business: unknown[] };
+      expect(other.business).toEqual([]);
     });
 
     it('refuses an unknown id with E_UNKNOWN_NAVIGATION and exit 1', async () => {
