@@ -1,12 +1,30 @@
 /**
  * Finds lexicon terms in a property name or a prose text, and decides for each match whether it
- * names the thing itself (a hit) or only talks about it (neutralised: `password_min_length`,
- * `max_tokens`, `longueur du mot de passe`), or is negated in prose ("we never ask for your password").
+ * names the thing itself (a hit) or only talks about it, or is negated in prose.
+ *
+ * How a label (a property name or a title) is read: the head of the label decides. In a language
+ * that puts the head last (English, German, Turkish, Japanese...) a term followed by another noun is
+ * a modifier of that noun (`password_strength_rule`, `token_color`, `api_key_rotation_days`); only
+ * the words of `PRESERVING_AFTER` may follow a term that stays the head (`password_confirmation`,
+ * `pin_number`). In a language that puts the head first, an about-word before the term makes it a
+ * complement (`longueur du mot de passe`, `длина пароля`). A term after a preposition whose head is
+ * another noun is a complement too ("Label shown next to the CVV input"). A service name before
+ * `key` makes a credential (`stripe_key`). Prose (descriptions, the message) is read phrase by
+ * phrase with the about-word lists, and a negation reaches to the end of its sentence ("never paste
+ * API keys, tokens or passwords here").
  */
 
 import {
   ADDRESS_WORDS,
   CJK_NEGATORS,
+  CJK_NEGATORS_AFTER,
+  HEAD_INITIAL,
+  LABEL_BOUNDARY,
+  NEGATORS_AFTER,
+  PRESERVING_AFTER,
+  PRESERVING_AFTER_PERSONAL,
+  PRESERVING_HEAD,
+  PROVIDERS,
   CJK_NEUTRAL_AFTER,
   CJK_NEUTRAL_AFTER_CREDENTIAL,
   CJK_NEUTRAL_BEFORE,
@@ -24,7 +42,7 @@ import {
   PAYMENT_WORDS,
   type LexiconEntry,
 } from './lexicon.js';
-import { compactText, hasCjk, identifierWords, normalizeText, termWords, textPhrases } from './normalize.js';
+import { compactText, hasCjk, identifierWords, normalizeText, termWords, textSentences } from './normalize.js';
 
 /** Where a signal came from; reasons are written `<source>:<term>`. */
 export type TextSource = 'name' | 'title' | 'description' | 'message';
@@ -78,6 +96,12 @@ interface Compiled {
   readonly paymentWords: ReadonlySet<string>;
   readonly paymentCjk: readonly string[];
   readonly cjkPossessives: readonly string[];
+  readonly negatorsAfter: ReadonlySet<string>;
+  readonly preservingAfter: ReadonlySet<string>;
+  readonly preservingAfterPersonal: ReadonlySet<string>;
+  readonly preservingHead: ReadonlySet<string>;
+  readonly boundary: ReadonlySet<string>;
+  readonly providers: ReadonlySet<string>;
 }
 
 function wordSet(list: readonly string[]): Set<string> {
@@ -92,6 +116,7 @@ function compile(): Compiled {
   const byFirstWord = new Map<string, CompiledTerm[]>();
   const suffixTerms: CompiledTerm[] = [];
   const cjkTerms: CompiledCjkTerm[] = [];
+  const seen = new Set<string>();
   for (const entry of LEXICON) {
     if (hasCjk(entry.term)) {
       cjkTerms.push({ text: compactText(entry.term), entry });
@@ -100,6 +125,9 @@ function compile(): Compiled {
     const words = termWords(entry.term);
     const first = words[0];
     if (first === undefined) continue;
+    const key = `${entry.scope}\u0000${words.join(' ')}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
     const compiled = { words, entry };
     const list = byFirstWord.get(first) ?? [];
     list.push(compiled);
@@ -127,6 +155,12 @@ function compile(): Compiled {
     paymentWords: wordSet(PAYMENT_WORDS),
     paymentCjk: cjkList(PAYMENT_WORDS),
     cjkPossessives: CJK_POSSESSIVES.map((w) => compactText(w)),
+    negatorsAfter: wordSet(NEGATORS_AFTER),
+    preservingAfter: wordSet(PRESERVING_AFTER),
+    preservingAfterPersonal: wordSet(PRESERVING_AFTER_PERSONAL),
+    preservingHead: wordSet(PRESERVING_HEAD),
+    boundary: wordSet(LABEL_BOUNDARY),
+    providers: wordSet(PROVIDERS),
   };
 }
 
@@ -209,14 +243,6 @@ function isNeutralised(words: readonly string[], m: WordMatch): boolean {
   return before.some((w) => c.neutralRelative.has(w));
 }
 
-function isNegated(words: readonly string[], m: WordMatch): boolean {
-  const c = compiled();
-  for (const w of previousContentWords(words, m.start, 3)) {
-    if (c.contrast.has(w)) return false;
-    if (c.negators.has(w)) return true;
-  }
-  return false;
-}
 
 function contentWords(words: readonly string[]): string[] {
   const c = compiled();
@@ -263,8 +289,10 @@ function cjkNeutralised(compact: string, m: CjkMatch): boolean {
 }
 
 function cjkNegated(compact: string, m: CjkMatch): boolean {
-  const window = compact.slice(Math.max(0, m.start - 8), m.start);
-  return CJK_NEGATORS.some((w) => window.includes(w));
+  const before = compact.slice(Math.max(0, m.start - 8), m.start);
+  if (CJK_NEGATORS.some((w) => before.includes(w))) return true;
+  const after = compact.slice(m.end, m.end + 16);
+  return CJK_NEGATORS_AFTER.some((w) => after.includes(w));
 }
 
 function isGenericWord(word: string): boolean {
@@ -273,50 +301,121 @@ function isGenericWord(word: string): boolean {
   return hasCjk(word) && c.genericWords.has(stripPossessive(word));
 }
 
+function preserves(c: Compiled, word: string, cls: string): boolean {
+  if (c.preservingAfter.has(word) || /^\p{N}+$/u.test(word)) return true;
+  return cls === 'personal' && c.preservingAfterPersonal.has(word);
+}
+
+/** Head-final reading: a noun after the term (up to a preposition) is the head, the term its modifier. */
+function isModifierBefore(c: Compiled, words: readonly string[], m: WordMatch, matches: readonly WordMatch[]): boolean {
+  for (let k = m.end; k < words.length; k++) {
+    const w = words[k]!;
+    if (c.boundary.has(w) || c.functionWords.has(w)) return false;
+    // Another sensitive term later in the label is the head itself (`password_reset_token`).
+    if (matches.some((o) => o !== m && o.start === k && o.entry.class !== 'ordinary')) return false;
+    if (!preserves(c, w, m.entry.class)) return true;
+  }
+  return false;
+}
+
+/** "Label shown next to the CVV input": the term sits after a preposition whose head is another noun. */
+function isComplement(c: Compiled, words: readonly string[], m: WordMatch): boolean {
+  let boundaryAt = -1;
+  for (let k = m.start - 1; k >= 0; k--) {
+    if (c.boundary.has(words[k]!)) {
+      boundaryAt = k;
+      break;
+    }
+  }
+  if (boundaryAt <= 0) return false;
+  for (let k = 0; k < boundaryAt; k++) {
+    const w = words[k]!;
+    if (c.functionWords.has(w) || c.boundary.has(w) || c.preservingHead.has(w) || isGenericWord(w)) continue;
+    return true;
+  }
+  return false;
+}
+
+/** A service name before `key`/`pat`/`pass`/`creds` at the head of a label: `stripe_key`, `openai_key`. */
+const SERVICE_SECRET_HEADS: ReadonlySet<string> = new Set(['key', 'keys', 'pat', 'pass', 'creds', 'cred', 'pw', 'pwd', 'sk']);
+const SERVICE_KEY_ENTRY: LexiconEntry = { term: 'service key', lang: 'en', class: 'credential', concept: 'api-key', rule: 'strong', scope: 'name', suffix: false };
+
+function serviceKeyHit(c: Compiled, words: readonly string[]): boolean {
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (!c.providers.has(words[i]!) || !SERVICE_SECRET_HEADS.has(words[i + 1]!)) continue;
+    const rest = words.slice(i + 2).filter((w) => !c.functionWords.has(w));
+    if (rest.every((w) => preserves(c, w, 'credential'))) return true;
+  }
+  return false;
+}
+
+/** Negated in its sentence: a negator before it (since the last contrast word), or, in verb-final languages, after it. */
+function negatedInSentence(c: Compiled, before: readonly string[], after: readonly string[]): boolean {
+  for (let k = before.length - 1; k >= 0; k--) {
+    const w = before[k]!;
+    if (c.contrast.has(w)) return false;
+    if (c.negators.has(w)) return true;
+  }
+  return after.some((w) => c.negatorsAfter.has(w));
+}
+
 /**
  * Reads one label (a property name or a title) or one prose text (a description or the message).
- * Property names are split as identifiers; everything else as prose, phrase by phrase.
+ * Property names are split as identifiers; everything else as prose, sentence by sentence.
  */
 export function readText(text: string, source: TextSource): TextReading {
   const c = compiled();
   const inName = source === 'name';
-  // Titles are short prose too ("Nickname (not your password)"), so negation applies to them.
-  const prose = source !== 'name';
-  const phrases = inName ? [identifierWords(text)] : textPhrases(text);
+  const label = source === 'name' || source === 'title';
+  const sentences = inName ? [[identifierWords(text)]] : textSentences(text, label);
   const hits: TermHit[] = [];
   let identified = false;
   let generic = true;
   let mentionsAddress = false;
   let mentionsPayment = false;
 
-  for (const words of phrases) {
-    for (const w of words) {
-      if (c.ordinaryWords.has(w)) identified = true;
-      if (!isGenericWord(w)) generic = false;
-      if (c.addressWords.has(w)) mentionsAddress = true;
-      if (c.paymentWords.has(w)) mentionsPayment = true;
-    }
-    for (const m of scanWords(words, inName)) {
-      identified = true;
-      if (m.entry.class === 'ordinary') continue;
-      if (isNeutralised(words, m)) continue;
-      if (prose && isNegated(words, m)) continue;
-      if (m.entry.rule === 'bare' && !isBare(words, m)) continue;
-      if (m.entry.rule === 'head' && contentWords(words.slice(m.end)).length > 0) continue;
-      hits.push({ source, entry: m.entry });
+  for (const phrases of sentences) {
+    const sentenceWords = phrases.flat();
+    let offset = 0;
+    for (const words of phrases) {
+      for (const w of words) {
+        if (c.ordinaryWords.has(w)) identified = true;
+        if (!isGenericWord(w)) generic = false;
+        if (c.addressWords.has(w)) mentionsAddress = true;
+        if (c.paymentWords.has(w)) mentionsPayment = true;
+      }
+      const matches = scanWords(words, inName);
+      for (const m of matches) {
+        identified = true;
+        if (m.entry.class === 'ordinary') continue;
+        if (m.entry.rule !== 'phrase') {
+          if (isNeutralised(words, m)) continue;
+          if (label && !HEAD_INITIAL.has(m.entry.lang) && isModifierBefore(c, words, m, matches)) continue;
+          if (label && !inName && isComplement(c, words, m)) continue;
+          if (m.entry.rule === 'bare' && !isBare(words, m)) continue;
+          if (m.entry.rule === 'head' && contentWords(words.slice(m.end)).length > 0) continue;
+        }
+        if (!inName && negatedInSentence(c, sentenceWords.slice(0, offset + m.start), sentenceWords.slice(offset + m.end))) continue;
+        hits.push({ source, entry: m.entry });
+      }
+      if (label && serviceKeyHit(c, words)) {
+        identified = true;
+        hits.push({ source, entry: SERVICE_KEY_ENTRY });
+      }
+      offset += words.length;
     }
   }
 
   if (hasCjk(text)) {
-    const compact = compactText(text);
+    const compact = compactText(text, label);
     if (c.ordinaryCjk.some((w) => compact.includes(w))) identified = true;
     if (c.addressCjk.some((w) => compact.includes(w))) mentionsAddress = true;
     if (c.paymentCjk.some((w) => compact.includes(w))) mentionsPayment = true;
     for (const m of scanCjk(compact)) {
       identified = true;
       if (m.entry.class === 'ordinary') continue;
-      if (cjkNeutralised(compact, m)) continue;
-      if (prose && cjkNegated(compact, m)) continue;
+      if (m.entry.rule !== 'phrase' && cjkNeutralised(compact, m)) continue;
+      if (!inName && cjkNegated(compact, m)) continue;
       if (m.entry.rule === 'bare' && stripPossessive(compact) !== compact.slice(m.start, m.end)) continue;
       hits.push({ source, entry: m.entry });
     }
