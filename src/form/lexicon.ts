@@ -162,15 +162,18 @@ export interface LexiconEntry {
   readonly class: FieldClass;
   readonly concept: Concept;
   readonly rule: MatchRule;
-  /** `name`: only in property names (abbreviations such as `pwd`, `pass`, `ssn` that are too ambiguous in prose). */
-  readonly scope: 'any' | 'name';
+  /**
+   * `name`: only in property names (abbreviations such as `pwd`, `pass`, `ssn` that are too ambiguous
+   * in prose); `label`: in names and titles (words that fold onto common words of another language).
+   */
+  readonly scope: 'any' | 'name' | 'label';
   /** Also matches as the tail of a longer word (German compounds: `Benutzerpasswort`). */
   readonly suffix: boolean;
 }
 
 interface GroupOptions {
   readonly rule?: MatchRule;
-  readonly scope?: 'any' | 'name';
+  readonly scope?: 'any' | 'name' | 'label';
   readonly suffix?: boolean;
 }
 
@@ -709,7 +712,7 @@ const MORE: LexiconEntry[] = [
   ...group('en', C, 'secret', ['secr', 'scrt'], { scope: 'name' }),
   ...group('en', C, 'private-key', ['priv k', 'pk pem', 'id rsa', 'id ed25519', 'ssh key', 'ssh private key', 'gpg private key', 'pgp private key', 'pem key', 'pem file contents', 'tls key', 'ssl key', 'certificate key', 'keystore', 'keystore json', 'key store password', 'pfx password', 'p12 password']),
   ...group('en', C, 'cloud-credentials', [
-    'kubeconfig', 'kube config', 'service account key', 'service account json', 'service account json key', 'service account credentials', 'credentials file', 'credentials json',
+    'kubeconfig', 'kube config', 'service account key', 'service account key file', 'service account json', 'service account json key', 'service account credentials', 'credentials file', 'credentials json',
     'application default credentials', 'key file', 'keyfile', 'storage account key', 'account key', 'shared key', 'sas token', 'dsn', 'client certificate key', 'aws secret',
     'aws secret key', 'aws secret access key',
   ]),
@@ -775,7 +778,8 @@ const TRANSLATED: LexiconEntry[] = TRANSLATED_TERMS.map((t) => ({
   lang: t.lang,
   class: t.class,
   concept: t.concept as Concept,
-  rule: 'strong' as const,
+  // A one-word "name" (Όνομα, نام, Tên) is a person's name only as the whole label, not in "Όνομα έργου".
+  rule: t.concept === 'person-name' && !t.term.trim().includes(' ') ? ('bare' as const) : ('strong' as const),
   scope: t.scope,
   // Languages that write compounds as one word (Einmalpasswort, eenmalig wachtwoord, engångslösenord).
   suffix: COMPOUNDING.has(t.lang) && !t.term.includes(' ') && t.class === 'credential',
@@ -786,14 +790,23 @@ const TRANSLATED: LexiconEntry[] = TRANSLATED_TERMS.map((t) => ({
  * or is not what people type in identifiers (Hebrew, Arabic, Persian, Hindi, Bengali, Thai, Greek).
  */
 const ROMANISED: LexiconEntry[] = [
+  ...group('vi', C, 'otp', ['mã xác minh', 'mã xác nhận', 'mã otp'], { scope: 'label' }),
+  ...group('vi', P, 'card-number', ['số thẻ', 'số thẻ tín dụng'], { scope: 'label' }),
   ...group('he', C, 'password', ['sisma', 'sismah', 'sismat'], { scope: 'name' }),
+  ...group('en', I, 'email', ['e mail cim', 'email cim', 'adresa de e mail', 'adresa de email', 'correu electronic', 'correu', 'e posta', 'e posta adresi', 'sahkoposti', 'sahkopostiosoite', 'e mailova adresa']),
+  ...group('he', I, 'email', ['אימייל', 'דוא"ל', 'דואר אלקטרוני', 'כתובת דוא"ל', 'כתובת אימייל']),
+  ...group('ar', I, 'email', ['البريد الإلكتروني', 'البريد الالكتروني', 'بريد إلكتروني', 'الايميل']),
+  ...group('fa', I, 'email', ['ایمیل', 'پست الکترونیک', 'رایانامه']),
+  ...group('bn', I, 'email', ['ইমেল', 'ইমেইল', 'ইমেল ঠিকানা']),
+  ...group('hi', I, 'email', ['ईमेल', 'ईमेल पता', 'ई-मेल']),
+  ...group('th', I, 'email', ['อีเมล', 'อีเมล์']),
   ...group('ar', C, 'password', ['kalimat al murur', 'kalimat almurur', 'kalimat sir', 'kalimat al sir', 'kalima sirriya', 'kelmat el sir'], { scope: 'name' }),
   ...group('fa', C, 'password', ['ramz oboor', 'ramz obur', 'ramze oboor', 'ramze obur', 'kalameh oboor'], { scope: 'name' }),
   ...group('hi', C, 'password', ['pasvard', 'paasvard', 'guptshabd', 'kootshabd'], { scope: 'name' }),
   ...group('bn', C, 'password', ['pasoyard', 'pasward'], { scope: 'name' }),
   ...group('th', C, 'password', ['rahat phan', 'rahatphan', 'rahas phan'], { scope: 'name' }),
   ...group('el', C, 'password', ['kodikos prosvasis', 'kwdikos prosvasis', 'synthimatiko'], { scope: 'name' }),
-  ...group('ru', C, 'password', ['parol', 'parolya'], { scope: 'name', rule: 'head' }),
+  ...group('ru', C, 'password', ['parol', 'parolya', 'parol korystuvacha'], { scope: 'name' }),
   ...group('zh', C, 'password', ['mima'], { scope: 'name' }),
   ...group('ja', C, 'password', ['pasuwado', 'pasuwaado'], { scope: 'name' }),
   ...group('ko', C, 'password', ['bimilbeonho', 'bimil beonho', 'bibeon'], { scope: 'name' }),
@@ -823,7 +836,7 @@ export const PRESERVING_AFTER: readonly string[] = [
   'contents', 'here', 'please', 'again', 'repeat', 'repeated', 'retype', 'confirm', 'confirmation', 'confirmed', 'verify', 'verification', 'check', 'new', 'old', 'current', 'plain',
   'plaintext', 'raw', 'base64', 'b64', 'hex', 'pem', 'json', 'key', 'secret', 'token', 'login', 'one', 'two', 'x', 'v', 'optional', 'required', 'only', 'copy', 'paste', 'pasted', 'it',
   'bestatigung', 'wiederholung', 'eingabe', 'wert', 'bevestiging', 'herhaling', 'bekraftelse', 'bekraeftelse', 'bekreftelse', 'vahvistus', 'megerosites', 'tekrar', 'dogrulama',
-  'value1', 'value2', 'base', 'sms', 'otp', 'totp', 'mfa', '2fa',
+  'value1', 'value2', 'base', 'sms', 'otp', 'totp', 'mfa', '2fa', 'n',
 ];
 
 /** Words that, after a personal term, keep the data personal (a part of an identifier is still personal): `ssn_last4`. */
@@ -844,6 +857,61 @@ export const LABEL_BOUNDARY: readonly string[] = [
  * Words at the head of a label that let a secret in its complement stay the thing asked for:
  * "Value of your API key", "Confirmation du mot de passe", "Enter your password for GitHub".
  */
+/**
+ * Common nouns that, after a secret in a label, are the label's head (`cvv_attempts`,
+ * `token_background`, `api_key_rotation_days`), next to `NEUTRAL_AFTER`, `ORDINARY_NOUNS` and the
+ * lexicon's own words. A word the classifier does not know is never taken for a head: when in doubt
+ * the label still asks for the secret (`password_utente` is an Italian user password).
+ */
+export const HEAD_NOUNS: readonly string[] = [
+  'attempt', 'attempts', 'background', 'border', 'days', 'minutes', 'seconds', 'hours', 'weeks', 'months', 'years', 'window', 'period', 'reminder', 'reminders', 'history', 'log', 'logs',
+  'audit', 'event', 'events', 'alert', 'alerts', 'warning', 'warnings', 'error', 'errors', 'tooltip', 'placeholder', 'help', 'scanning', 'scanner', 'validator', 'validation', 'entropy',
+  'salt', 'encoding', 'charset', 'visibility', 'mask', 'masking', 'display', 'preview', 'position', 'order', 'sort', 'group', 'class', 'level', 'tier', 'quota', 'fee', 'rate', 'ratio',
+  'percentage', 'owner', 'owners', 'author', 'creator', 'issuer', 'audience', 'source', 'target', 'destination', 'channel', 'queue', 'topic', 'bucket', 'table', 'column', 'index',
+  'cache', 'store', 'registry', 'rotation', 'renewal', 'refresh', 'revocation', 'request', 'requests', 'usage', 'stats', 'statistics', 'metrics', 'report', 'summary', 'page', 'screen',
+  'dialog', 'modal', 'button', 'link', 'color', 'colour', 'size', 'width', 'height', 'style', 'font', 'icon', 'emoji', 'sound', 'animation', 'layout', 'count', 'total', 'amount',
+  // "length", "policy", "rule", "strength" in the other head-final languages
+  'länge', 'lange', 'richtlinie', 'regel', 'regeln', 'stärke', 'starke', 'lengte', 'beleid', 'sterkte', 'längd', 'langd', 'policy', 'regler', 'styrka', 'længde', 'laengde', 'lengde', 'styrke',
+  'pituus', 'käytäntö', 'kaytanto', 'säännöt', 'saannot', 'vahvuus', 'hossza', 'hossz', 'házirend', 'hazirend', 'szabály', 'szabaly', 'erőssége', 'erossege', 'uzunluğu', 'uzunlugu', 'uzunluk',
+  'politikası', 'politikasi', 'kuralı', 'kurali', 'kuralları', 'kurallari', 'gücü', 'gucu', 'लंबाई', 'नीति', 'নীতি', 'দৈর্ঘ্য', 'lengd', 'pikkus',
+];
+
+/**
+ * Compounds of a modifier and a head that name a secret in any order and any supported language,
+ * two words apart at most ("card number", "Numer karty", "Номер картки", "Kod weryfikacyjny",
+ * "Doğrulama kodu", "mã xác minh"), or written as one word ending in the head (`Bekreftelseskode`,
+ * `Vahvistuskoodi`, `verificatiecode`). The words are the ones the sign-in and checkout screens of
+ * these languages use (see `data/translations.ts` for the source of most of them).
+ */
+export const COMPOUNDS: readonly { readonly term: string; readonly class: FieldClass; readonly concept: Concept; readonly modifiers: readonly string[]; readonly heads: readonly string[]; readonly oneWordStems?: readonly string[] }[] = [
+  {
+    term: 'card number',
+    class: 'payment',
+    concept: 'card-number',
+    modifiers: [
+      'card', 'carta', 'carte', 'tarjeta', 'targeta', 'cartão', 'cartao', 'karte', 'kaart', 'karty', 'karta', 'kartu', 'kart', 'kartı', 'karti', 'kort', 'kortin', 'kortets', 'kártya', 'kartya',
+      'cardului', 'kartice', 'kartica', 'karte', 'карта', 'карты', 'карти', 'картки', 'картка', 'карточки', 'κάρτας', 'καρτας', 'כרטיס', 'הכרטיס', 'البطاقة', 'بطاقة', 'کارت', 'kad', 'บัตร', 'कार्ड', 'কার্ড',
+    ],
+    heads: ['number', 'no', 'nr', 'num', 'numero', 'número', 'nummer', 'numer', 'numéro', 'номер', 'numarası', 'numarasi', 'szám', 'szam', 'număr', 'numar', 'numărul', 'numarul', 'מספר', 'رقم', 'شماره', 'nomor', 'nombor', 'หมายเลข', 'αριθμός', 'αριθμος', 'broj', 'číslo', 'cislo', 'नंबर', 'संख्या', 'নম্বর', 'numbers'],
+    oneWordStems: ['karten', 'kaart', 'kort', 'kártya', 'kartya', 'kortti'],
+  },
+  {
+    term: 'verification code',
+    class: 'credential',
+    concept: 'otp',
+    modifiers: [
+      'verification', 'verify', 'confirmation', 'confirm', 'authentication', 'auth', 'sms', 'otp', 'login', '2fa', 'mfa', 'authenticator',
+      'weryfikacyjny', 'weryfikacji', 'potwierdzenia', 'sms', 'подтверждения', 'підтвердження', 'перевірки', 'проверки', 'верификации', 'доступа', 'bestätigung', 'bestatigung', 'verifizierung', 'vérification',
+      'verification', 'confirmation', 'verificación', 'verificacion', 'confirmación', 'confirmacion', 'verificação', 'verificacao', 'confirmação', 'confirmacao', 'verifica', 'conferma', 'verificatie',
+      'bevestiging', 'verifiering', 'verifieringskod', 'bekräftelse', 'bekraftelse', 'bekreftelse', 'bekræftelse', 'bekraeftelse', 'verifisering', 'vahvistus', 'varmennus', 'ellenőrző', 'ellenorzo',
+      'megerősítő', 'megerosito', 'doğrulama', 'dogrulama', 'onay', 'pengesahan', 'verifikasi', 'אימות', 'التحقق', 'تحقق', 'تأیید', 'تایید', 'επαλήθευσης',
+      'επαληθευσης', 'επιβεβαίωσης', 'ověřovací', 'overovaci', 'potvrzovací', 'potvrzovaci', 'overovací', 'verificare', 'confirmare', 'autentificare', 'सत्यापन', 'যাচাইকরণ', 'যাচাই',
+    ],
+    heads: ['code', 'kod', 'kód', 'koodi', 'kode', 'código', 'codigo', 'codice', 'codi', 'cod', 'код', 'kodu', 'קוד', 'رمز', 'کد', 'κωδικός', 'κωδικος', 'kodas', 'kods', 'pin', 'कोड', 'কোড'],
+    oneWordStems: ['bekreftelses', 'bekræftelses', 'bekraeftelses', 'bekräftelse', 'bekraftelse', 'verifiserings', 'verifierings', 'vahvistus', 'varmennus', 'verificatie', 'bevestigings', 'bestätigungs', 'bestatigungs', 'verifizierungs', 'einmal', 'engångs', 'engangs', 'zugangs'],
+  },
+];
+
 /**
  * Services whose name before `key`, `pat`, `pass` or `creds` makes the label a credential
  * (`stripe_key`, `openai_key`, `jira_pat`): the key of a service grants access to it. Taken from the
@@ -924,7 +992,9 @@ export const FUNCTION_WORDS: readonly string[] = [
   'del', 'el', 'los', 'las', 'su', 'sus', 'tu', 'tus', 'mi',
   'da', 'do', 'das', 'dos', 'o', 'os', 'seu', 'sua', 'seus', 'suas', 'meu', 'minha',
   'der', 'die', 'dem', 'den', 'ihr', 'ihre', 'ihres', 'ihren', 'dein', 'deine', 'deinen', 'ein', 'eine', 'einen', 'für',
-  'ваш', 'ваша', 'ваше', 'вашу', 'вашего', 'вашей', 'ваши', 'для', 'от', 'к', 'и', 'свой', 'свою', 'своего',
+  'ваш', 'ваша', 'ваше', 'вашу', 'вашего', 'вашей', 'ваши', 'для', 'от', 'к', 'и', 'свой', 'свою', 'своего', 'из', 'с', 'в', 'на', 'по',
+  'di', 'il', 'lo', 'gli', 'della', 'delle', 'dello', 'dei', 'degli', 'al', 'alla', 'tuo', 'tua', 'tuoi', 'suo', 'vostro', 'vostra', 'het', 'een', 'uw', 'je', 'jouw', 'twoj', 'twoja',
+  'swoj', 'swoja', 'twój', 'swój', 'tvoje', 'vase', 'vaše', 'al', 'el', 'sa', 'si', 'och', 'og', 'ja', 'és', 'es', 've', 'và', 'dan', 'anda', 'kamu', 'ваш', 'твій', 'ваш',
 ];
 
 /** Words that, shortly before a term in prose, negate it: "we never ask for your password". */
@@ -959,10 +1029,10 @@ export const ORDINARY_NOUNS: readonly string[] = [
   'department', 'role', 'job', 'reason', 'feedback', 'rating', 'score', 'priority', 'severity', 'status', 'level', 'option',
   'options', 'choice', 'preference', 'preferences', 'setting', 'settings', 'query', 'search', 'keyword', 'keywords', 'filter',
   'sort', 'order', 'page', 'offset', 'cursor', 'database', 'table', 'column', 'schema', 'index', 'template', 'theme', 'style',
-  'font', 'image', 'photo', 'icon', 'bio', 'website', 'homepage', 'recipient', 'greeting', 'question', 'headline', 'caption',
+  'font', 'image', 'photo', 'icon', 'bio', 'website', 'homepage', 'recipient', 'greeting', 'headline', 'caption',
   'product', 'sku', 'flavor', 'flavour', 'seat', 'room', 'guests', 'attendees', 'event', 'location', 'place', 'venue',
   'destination', 'origin', 'departure', 'arrival', 'currency', 'unit', 'units', 'percentage', 'percent', 'ratio', 'threshold',
-  'seed', 'steps', 'epochs', 'batch', 'prompt', 'instructions', 'agree', 'consent', 'enabled', 'notifications', 'newsletter',
+  'steps', 'epochs', 'batch', 'prompt', 'instructions', 'agree', 'consent', 'enabled', 'notifications', 'newsletter',
   'interests', 'hobbies', 'experience', 'skills', 'issue', 'ticket', 'bug', 'pull', 'request', 'workspace', 'channel', 'cluster',
   'namespace', 'bucket', 'region', 'image', 'tier', 'plan', 'size', 'frequency', 'reminder', 'calendar', 'meeting', 'agenda',
   'recipe', 'ingredients', 'servings', 'genre', 'author', 'book', 'movie', 'song', 'artist', 'album', 'playlist', 'team',
@@ -981,7 +1051,7 @@ export const ORDINARY_NOUNS: readonly string[] = [
  * message, e.g. `value` under "Enter your GitHub token".
  */
 export const GENERIC_WORDS: readonly string[] = [
-  'value', 'val', 'input', 'text', 'txt', 'answer', 'response', 'reply', 'entry', 'field', 'data', 'string', 'str', 'code', 'key',
+  'value', 'val', 'input', 'text', 'txt', 'answer', 'response', 'reply', 'entry', 'field', 'data', 'string', 'str', 'code', 'key', 'seed', 'question', 'phrase',
   'number', 'num', 'no', 'id', 'info', 'information', 'detail', 'details', 'item', 'param', 'parameter', 'arg', 'argument',
   'content', 'contents', 'result', 'res', 'x', 'y', 'z', 'q', 'v', 's', 'it', 'thing', 'enter', 'please', 'here', 'one',
   'valeur', 'valor', 'wert', 'eingabe', 'antwort', 'réponse', 'respuesta', 'resposta', 'texto', 'texte', 'dato', 'datos', 'dados',

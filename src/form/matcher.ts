@@ -18,6 +18,8 @@ import {
   ADDRESS_WORDS,
   CJK_NEGATORS,
   CJK_NEGATORS_AFTER,
+  COMPOUNDS,
+  HEAD_NOUNS,
   HEAD_INITIAL,
   LABEL_BOUNDARY,
   NEGATORS_AFTER,
@@ -102,6 +104,16 @@ interface Compiled {
   readonly preservingHead: ReadonlySet<string>;
   readonly boundary: ReadonlySet<string>;
   readonly providers: ReadonlySet<string>;
+  /** Words that can be the head of a label after a secret (see `isModifierBefore`). */
+  readonly knownHeads: ReadonlySet<string>;
+  readonly compounds: readonly CompiledCompound[];
+}
+
+interface CompiledCompound {
+  readonly entry: LexiconEntry;
+  readonly modifiers: ReadonlySet<string>;
+  readonly heads: ReadonlySet<string>;
+  readonly stems: readonly string[];
 }
 
 function wordSet(list: readonly string[]): Set<string> {
@@ -161,6 +173,20 @@ function compile(): Compiled {
     preservingHead: wordSet(PRESERVING_HEAD),
     boundary: wordSet(LABEL_BOUNDARY),
     providers: wordSet(PROVIDERS),
+    knownHeads: new Set([
+      ...wordSet(HEAD_NOUNS),
+      ...wordSet(ORDINARY_NOUNS),
+      ...wordSet(NEUTRAL_AFTER),
+      ...wordSet(NEUTRAL_AFTER_CREDENTIAL),
+      // Words of head-final languages' terms only: an Italian `utente` after `password` is not its head.
+      ...LEXICON.filter((e) => !hasCjk(e.term) && !HEAD_INITIAL.has(e.lang)).flatMap((e) => termWords(e.term)),
+    ]),
+    compounds: COMPOUNDS.map((k) => ({
+      entry: { term: k.term, lang: 'en', class: k.class, concept: k.concept, rule: 'strong' as const, scope: 'any' as const, suffix: false },
+      modifiers: wordSet(k.modifiers),
+      heads: wordSet(k.heads),
+      stems: (k.oneWordStems ?? []).map((w) => normalizeText(w)),
+    })),
   };
 }
 
@@ -183,7 +209,7 @@ function matchesAt(words: readonly string[], at: number, term: readonly string[]
 }
 
 /** Longest-first, left-to-right scan; a match (benign ones included) consumes its words. */
-function scanWords(words: readonly string[], inName: boolean): WordMatch[] {
+function scanWords(words: readonly string[], inName: boolean, inLabel = inName): WordMatch[] {
   const c = compiled();
   const matches: WordMatch[] = [];
   let i = 0;
@@ -192,6 +218,7 @@ function scanWords(words: readonly string[], inName: boolean): WordMatch[] {
     let found: CompiledTerm | undefined;
     for (const candidate of c.byFirstWord.get(word) ?? []) {
       if (candidate.entry.scope === 'name' && !inName) continue;
+      if (candidate.entry.scope === 'label' && !inLabel) continue;
       if (matchesAt(words, i, candidate.words)) {
         found = candidate;
         break;
@@ -301,6 +328,44 @@ function isGenericWord(word: string): boolean {
   return hasCjk(word) && c.genericWords.has(stripPossessive(word));
 }
 
+const LOGIN_CONCEPTS: ReadonlySet<string> = new Set(['username', 'password', 'passphrase', 'pin', 'otp', 'credentials']);
+
+/** Modifier + head compounds two words apart at most, in either order, or one word ending in the head. */
+function compoundMatches(c: Compiled, words: readonly string[], taken: readonly WordMatch[]): WordMatch[] {
+  const out: WordMatch[] = [];
+  const free = (k: number): boolean => !taken.some((m) => k >= m.start && k < m.end) && !out.some((m) => k >= m.start && k < m.end);
+  for (const k of c.compounds) {
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!;
+      if (!free(i)) continue;
+      if (k.heads.has(w)) {
+        for (let j = Math.max(0, i - 3); j <= Math.min(words.length - 1, i + 3); j++) {
+          if (j === i || !free(j) || !k.modifiers.has(words[j]!)) continue;
+          const between = words.slice(Math.min(i, j) + 1, Math.max(i, j));
+          if (between.length > 2 || between.some((b) => !c.functionWords.has(b) && !k.modifiers.has(b))) continue;
+          out.push({ start: Math.min(i, j), end: Math.max(i, j) + 1, entry: k.entry });
+          break;
+        }
+        continue;
+      }
+      for (const head of k.heads) {
+        if (w.length <= head.length + 2 || !w.endsWith(head)) continue;
+        const stem = w.slice(0, w.length - head.length);
+        if (k.stems.some((st) => stem === st || stem === `${st}s`)) {
+          out.push({ start: i, end: i + 1, entry: k.entry });
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function isKnownHead(c: Compiled, word: string): boolean {
+  if (c.knownHeads.has(word)) return true;
+  return word.length > 3 && word.endsWith('s') && c.knownHeads.has(word.slice(0, -1));
+}
+
 function preserves(c: Compiled, word: string, cls: string): boolean {
   if (c.preservingAfter.has(word) || /^\p{N}+$/u.test(word)) return true;
   return cls === 'personal' && c.preservingAfterPersonal.has(word);
@@ -311,9 +376,11 @@ function isModifierBefore(c: Compiled, words: readonly string[], m: WordMatch, m
   for (let k = m.end; k < words.length; k++) {
     const w = words[k]!;
     if (c.boundary.has(w) || c.functionWords.has(w)) return false;
-    // Another sensitive term later in the label is the head itself (`password_reset_token`).
-    if (matches.some((o) => o !== m && o.start === k && o.entry.class !== 'ordinary')) return false;
-    if (!preserves(c, w, m.entry.class)) return true;
+    // Another term later in the label is the head itself (`basic_auth_user` asks for a user name),
+    // except that the login of an online bank is a payment credential (`netbanking_user_id`).
+    const next = matches.find((o) => o !== m && o.start === k && o.entry.class !== 'ordinary');
+    if (next !== undefined) return !(m.entry.concept === 'bank-login' && LOGIN_CONCEPTS.has(next.entry.concept));
+    if (!preserves(c, w, m.entry.class) && isKnownHead(c, w)) return true;
   }
   return false;
 }
@@ -384,7 +451,8 @@ export function readText(text: string, source: TextSource): TextReading {
         if (c.addressWords.has(w)) mentionsAddress = true;
         if (c.paymentWords.has(w)) mentionsPayment = true;
       }
-      const matches = scanWords(words, inName);
+      const termMatches = scanWords(words, inName, label);
+      const matches = [...termMatches, ...compoundMatches(c, words, termMatches)];
       for (const m of matches) {
         identified = true;
         if (m.entry.class === 'ordinary') continue;

@@ -88,6 +88,8 @@ export function normalizeText(text: string): string {
     .toLowerCase()
     .replace(/ß/g, 'ss')
     .replace(/ł/g, 'l')
+    // Hebrew abbreviations (דוא"ל, צה״ל) keep their gershayim inside the word.
+    .replace(/(\p{Script=Hebrew})["\u05f4'\u05f3](?=\p{Script=Hebrew})/gu, '$1')
     .normalize('NFD')
     .replace(COMBINING_DIACRITICS, '')
     .normalize('NFC');
@@ -134,20 +136,23 @@ function words(normalized: string): string[] {
   return joinSpelledOut(out);
 }
 
-/** Three or more one-letter words in a row are a word spelled out: `p a s s w o r d` → `password`. */
+/**
+ * Three or more one-letter words in a row are a word spelled out (`p a s s w o r d` → `password`),
+ * and so are three or more pieces of one or two letters (`PaSsWoRd` split by its case changes).
+ */
 function joinSpelledOut(ws: string[]): string[] {
-  let single = 0;
-  for (const w of ws) if (w.length === 1 && /\p{L}/u.test(w)) single++;
-  if (single < 3) return ws;
+  let short = 0;
+  for (const w of ws) if (w.length <= 2 && /^\p{L}+$/u.test(w)) short++;
+  if (short < 3) return ws;
   const out: string[] = [];
   let run: string[] = [];
   const flush = (): void => {
-    if (run.length >= 3) out.push(run.join(''));
+    if (run.length >= 3 && (run.some((w) => w.length === 1) ? run.every((w) => w.length === 1) : run.length >= 4)) out.push(run.join(''));
     else out.push(...run);
     run = [];
   };
   for (const w of ws) {
-    if (w.length === 1 && /\p{L}/u.test(w)) run.push(w);
+    if (w.length <= 2 && /^\p{L}+$/u.test(w)) run.push(w);
     else {
       flush();
       out.push(w);
