@@ -178,7 +178,8 @@ export function classifyFields(fields: readonly FieldSpec[], texts: FormTexts | 
   if (form.message !== null) formReadings.push(readText(form.message, 'message'));
   if (form.title != null) formReadings.push(readText(form.title, 'message'));
   if (form.description != null) formReadings.push(readText(form.description, 'message'));
-  for (const spec of fields) for (const option of spec.optionTitles) formReadings.push(readText(option, 'message'));
+  // Option titles are shown to the user as the form's own words: read as one text per field.
+  for (const spec of fields) if (spec.optionTitles.length > 0) formReadings.push(readText(spec.optionTitles.join('\n'), 'message'));
   const formHits = formReadings.flatMap((r) => r.hits);
   const formSignals = formHits.map(fromHit);
 
@@ -201,9 +202,11 @@ export function classifyFields(fields: readonly FieldSpec[], texts: FormTexts | 
   }, null);
   const runs = choiceRuns(all, formClass);
   return all.map((field, i) => {
+    // Only a `pin code` depends on address words in the field's own texts: read them only then.
+    const needsAddress = !anyAddressWords && field.signals.some((s) => s.rule === 'pin-code');
     const context: FormContext = {
       payment: anyPaymentWords || strongPayment.some((p, j) => p && j !== i),
-      address: anyAddressWords || addressInOwnTexts(field.spec),
+      address: anyAddressWords || (needsAddress && addressInOwnTexts(field.spec)),
     };
     return report(field, context, runs[i] ?? null);
   });

@@ -82,6 +82,8 @@ interface CompiledCjkTerm {
 interface Compiled {
   readonly byFirstWord: ReadonlyMap<string, readonly CompiledTerm[]>;
   readonly suffixTerms: readonly CompiledTerm[];
+  /** One test for "ends with some suffix term" before the loop that finds which. */
+  readonly suffixTail: RegExp;
   readonly cjkTerms: readonly CompiledCjkTerm[];
   readonly neutralAfter: ReadonlySet<string>;
   readonly neutralAfterCredential: ReadonlySet<string>;
@@ -114,6 +116,8 @@ interface CompiledCompound {
   readonly modifiers: ReadonlySet<string>;
   readonly heads: ReadonlySet<string>;
   readonly stems: readonly string[];
+  /** One test for "ends with some head" before the one-word compound check. */
+  readonly headTail: RegExp;
 }
 
 function wordSet(list: readonly string[]): Set<string> {
@@ -151,6 +155,7 @@ function compile(): Compiled {
   return {
     byFirstWord,
     suffixTerms,
+    suffixTail: new RegExp(`(?:${suffixTerms.map((t) => t.words[0]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') || '(?!)'})$`, 'u'),
     cjkTerms,
     neutralAfter: wordSet(NEUTRAL_AFTER),
     neutralAfterCredential: wordSet(NEUTRAL_AFTER_CREDENTIAL),
@@ -186,6 +191,7 @@ function compile(): Compiled {
       modifiers: wordSet(k.modifiers),
       heads: wordSet(k.heads),
       stems: (k.oneWordStems ?? []).map((w) => normalizeText(w)),
+      headTail: new RegExp(`(?:${k.heads.map((h) => normalizeText(h).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'u'),
     })),
   };
 }
@@ -225,18 +231,16 @@ function scanWords(words: readonly string[], inName: boolean, inLabel = inName):
       }
     }
     if (found === undefined) {
-      for (const candidate of c.suffixTerms) {
-        const tail = candidate.words[0]!;
-        if (word.length > tail.length && word.endsWith(tail)) {
-          found = candidate;
-          break;
+      if (c.suffixTail.test(word)) {
+        for (const candidate of c.suffixTerms) {
+          const tail = candidate.words[0]!;
+          if (word.length > tail.length && word.endsWith(tail)) {
+            found = candidate;
+            break;
+          }
         }
       }
-      if (found !== undefined) {
-        matches.push({ start: i, end: i + 1, entry: found.entry });
-        i += 1;
-        continue;
-      }
+      if (found !== undefined) matches.push({ start: i, end: i + 1, entry: found.entry });
       i += 1;
       continue;
     }
@@ -348,6 +352,7 @@ function compoundMatches(c: Compiled, words: readonly string[], taken: readonly 
         }
         continue;
       }
+      if (w.length < 6 || !k.headTail.test(w)) continue;
       for (const head of k.heads) {
         if (w.length <= head.length + 2 || !w.endsWith(head)) continue;
         const stem = w.slice(0, w.length - head.length);
@@ -431,6 +436,29 @@ function negatedInSentence(c: Compiled, before: readonly string[], after: readon
  * Property names are split as identifiers; everything else as prose, sentence by sentence.
  */
 export function readText(text: string, source: TextSource): TextReading {
+  // Servers send the same forms again and again: a small bounded memo of readings (texts of the
+  // form, never answers) saves the reading of labels already seen.
+  const key = `${source}\u0000${text}`;
+  const memo = MEMO.get(key);
+  if (memo !== undefined) return memo;
+  const reading = readUncached(text, source);
+  if (text.length <= MEMO_MAX_TEXT) {
+    if (MEMO.size >= MEMO_ENTRIES) MEMO.delete(MEMO.keys().next().value!);
+    MEMO.set(key, reading);
+  }
+  return reading;
+}
+
+const MEMO_ENTRIES = 2048;
+const MEMO_MAX_TEXT = 2048;
+const MEMO = new Map<string, TextReading>();
+
+/** Forgets every memoised reading (for benchmarks that measure a cold reading). */
+export function clearReadingMemo(): void {
+  MEMO.clear();
+}
+
+function readUncached(text: string, source: TextSource): TextReading {
   const c = compiled();
   const inName = source === 'name';
   const label = source === 'name' || source === 'title';

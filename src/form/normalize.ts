@@ -17,6 +17,8 @@ import unhomoglyph from 'unhomoglyph';
 export const MAX_SCANNED_TEXT = 16_384;
 
 const COMBINING_DIACRITICS = /[\u0300-\u036f]/g;
+// Text made only of printable ASCII takes the fast paths below (no Unicode folding to do).
+const ASCII = /^[\x20-\x7e\t\n\r]*$/;
 // Scripts written without spaces between words: matched by substring on compacted text.
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
@@ -71,6 +73,12 @@ function unleet(text: string): string {
  */
 export function deobfuscate(text: string, label: boolean): string {
   const clipped = text.length > MAX_SCANNED_TEXT ? text.slice(0, MAX_SCANNED_TEXT) : text;
+  if (ASCII.test(clipped)) {
+    // Printable ASCII has no invisible characters, no confusables and nothing for NFKC to fold.
+    const decoded = decodeEscapes(clipped);
+    if (decoded === clipped || ASCII.test(decoded)) return label ? unleet(decoded) : decoded;
+    return deobfuscate(decoded, label);
+  }
   let out = decodeEscapes(clipped).replace(INVISIBLE, '');
   out = skeletonMixedWords(out.normalize('NFKC'));
   return label ? unleet(out) : out;
@@ -83,6 +91,7 @@ export function deobfuscate(text: string, label: boolean): string {
  */
 export function normalizeText(text: string): string {
   const clipped = text.length > MAX_SCANNED_TEXT ? text.slice(0, MAX_SCANNED_TEXT) : text;
+  if (ASCII.test(clipped)) return clipped.toLowerCase();
   return clipped
     .normalize('NFKC')
     .toLowerCase()
@@ -105,6 +114,13 @@ export function hasCjk(text: string): boolean {
  * `apiKey` → `api Key`, `APIKey` → `API Key`, `password2` → `password 2`.
  */
 function splitCase(text: string): string {
+  if (ASCII.test(text)) {
+    return text
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
+      .replace(/([A-Za-z])([0-9])/g, '$1 $2')
+      .replace(/([0-9])([A-Za-z])/g, '$1 $2');
+  }
   return text
     .replace(/(\p{Ll}|\p{Nd})(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
@@ -114,6 +130,7 @@ function splitCase(text: string): string {
 
 /** Splits normalised text into words: letters, digits and marks; a change between Latin and another script also splits. */
 function words(normalized: string): string[] {
+  if (ASCII.test(normalized)) return joinSpelledOut(normalized.split(/[^a-z0-9]+/).filter((w) => w !== ''));
   const out: string[] = [];
   let current = '';
   let currentLatin: boolean | null = null;
