@@ -189,7 +189,7 @@ const O = 'ordinary' as const;
 const ENGLISH: LexiconEntry[] = [
   ...group('en', C, 'password', ['password', 'passwords', 'login password', 'master password', 'bank password']),
   ...group('en', C, 'password', ['passwd', 'pwd', 'pw', 'pword', 'pswd'], { scope: 'name' }),
-  ...group('en', C, 'password', ['pass'], { scope: 'name', rule: 'head' }),
+  ...group('en', C, 'password', ['pass'], { scope: 'label', rule: 'head' }),
   ...group('en', C, 'passphrase', ['passphrase', 'pass phrase', 'passcode', 'pass code', 'passkey', 'access code', 'wifi key', 'wi fi key', 'wpa key', 'wpa2 key', 'wep key', 'network key', 'wlan key']),
   ...group('en', C, 'pin', ['pin', 'pin number', 'pin no', 'one time pin']),
   ...group('en', C, 'pin', ['pin code'], { rule: 'pin-code' }),
@@ -726,7 +726,7 @@ const MORE: LexiconEntry[] = [
   ...group('en', C, 'otp', [
     'digit code', 'code we sent', 'code we just sent', 'code we texted', 'code we just texted', 'code sent to your phone', 'code sent to your email', 'code from your authenticator',
     'code from the authenticator', 'code from your authenticator app', 'authenticator app code', 'one time code', 'otp code', 'sms otp', 'email otp', 'texted code', 'login code',
-    'sign in code', 'security key pin', 'mtan', 'chiptan', 'smstan',
+    'sign in code', 'security key pin', 'mtan', 'chiptan', 'smstan', 'code we emailed', 'code we emailed you', 'emailed code', 'code sent by email', 'code sent by sms', 'code we sent you',
   ]),
   ...group('en', C, 'otp', ['tan', 'itan'], { scope: 'name' }),
   ...group('en', C, 'refresh-token', ['refresh tok', 'refresh tkn']),
@@ -755,13 +755,15 @@ const MORE: LexiconEntry[] = [
   ...group('en', P, 'card-number', ['cc no', 'cc nr', 'card nr', 'pan number'], { scope: 'name' }),
   ...group('en', P, 'card-expiry', ['cc exp', 'ccexp', 'cc expiry', 'cc exp date', 'cc exp month', 'cc exp year'], { scope: 'name' }),
   ...group('en', P, 'card-security-code', ['cid', 'cid code'], { rule: 'needs-payment' }),
-  ...group('en', P, 'card-security-code', ['security code on the back', 'digits on the back of your card', 'three digits on the back', '3 digits on the back']),
+  ...group('en', P, 'card-security-code', ['security code on the back', 'digits on the back of your card', 'three digits on the back', '3 digits on the back', 'back of the card', 'back of your card', 'security digits']),
+  ...group('en', P, 'card-expiry', ['exp', 'mm yy', 'mm yyyy'], { scope: 'label', rule: 'needs-payment' }),
   ...group('en', P, 'card-number', ['digit number on the front of the card', 'number on the front of the card', 'number on the front of your card']),
   ...group('en', P, 'bank-login', [
     'net banking', 'netbanking', 'internet banking', 'mobile banking', 'e banking', 'ebanking', 'banking password', 'banking passcode', 'banking login', 'net banking password',
     'online banking', 'online banking password', 'online banking passcode', 'upi pin', 'atm pin', 'mpin', 'tpin',
   ]),
   ...group('de', P, 'bank-login', ['onlinebanking', 'online banking pin', 'onlinebanking pin', 'banking pin']),
+  ...group('en', I, 'phone', ['whatsapp', 'whatsapp number', 'telegram number', 'signal number', 'viber number', 'wechat id', 'line id', 'sms number']),
   ...group('en', I, 'national-id', [
     'codice fiscale', 'bsn', 'burgerservicenummer', 'pesel', 'tc kimlik', 'tc kimlik no', 'kimlik no', 'kimlik numarasi', 'cpf', 'cnpj', 'nik', 'nomor induk kependudukan', 'ktp', 'mykad',
     'hkid', 'emirates id', 'iqama', 'personnummer', 'henkilotunnus', 'hetu', 'cpr nummer', 'fodselsnummer', 'isikukood', 'rodne cislo', 'oib', 'jmbg', 'egn', 'amka',
@@ -874,6 +876,8 @@ export const HEAD_NOUNS: readonly string[] = [
   'länge', 'lange', 'richtlinie', 'regel', 'regeln', 'stärke', 'starke', 'lengte', 'beleid', 'sterkte', 'längd', 'langd', 'policy', 'regler', 'styrka', 'længde', 'laengde', 'lengde', 'styrke',
   'pituus', 'käytäntö', 'kaytanto', 'säännöt', 'saannot', 'vahvuus', 'hossza', 'hossz', 'házirend', 'hazirend', 'szabály', 'szabaly', 'erőssége', 'erossege', 'uzunluğu', 'uzunlugu', 'uzunluk',
   'politikası', 'politikasi', 'kuralı', 'kurali', 'kuralları', 'kurallari', 'gücü', 'gucu', 'लंबाई', 'नीति', 'নীতি', 'দৈর্ঘ্য', 'lengd', 'pikkus',
+  // romanised East Asian about-words (`mima_changdu`, `pasuwado_nagasa`, `bimilbeonho_gili`)
+  'changdu', 'zuixiao', 'zuida', 'geshu', 'guize', 'celue', 'qiangdu', 'nagasa', 'mojisu', 'gili', 'jeongchaek',
 ];
 
 /**
@@ -1080,6 +1084,7 @@ export const PAYMENT_WORDS: readonly string[] = [
  * A genitive particle in between is skipped: `パスワードの長さ`, `密码的长度`, `비밀번호의 길이`.
  */
 export const CJK_NEUTRAL_AFTER: readonly string[] = [
+  '最小', '最大', '最短', '最长', '最長', '文字数', '字符数', '位数', '최소', '최대', '글자',
   '长度', '長度', '策略', '政策', '强度', '強度', '要求', '规则', '規則', '规范', '数量', '數量', '数', '數', '上限', '下限',
   '有效期', '过期', '過期', '期限', '位数', '位數', '类型', '類型', '种类', '格式', '文件', '路径', '余额', '餘額',
   '長さ', 'ポリシー', '要件', 'ルール', '制限', '有効期限', '桁数', '種類', 'タイプ', '形式', 'ファイル',

@@ -21,12 +21,23 @@ const load = (name: string): Row[] =>
 
 const blind = load('blind.jsonl');
 const realWorld = load('real-world.jsonl');
+const holdout = load('holdout.jsonl');
+
+/**
+ * Holdout rows the classifier still misses, with why: each stays listed until a rule fixes it (the
+ * test below fails when one starts passing, so the list cannot go stale).
+ * - `ho-cred-12`: "Deploy key (private)": the qualifier in brackets is not read into the compound.
+ * - `ho-cred-25`: Dutch "Pincode" (a PIN) against the development set's decision that one-word
+ *   `pincode` is the Indian postal code.
+ */
+const HOLDOUT_KNOWN_MISSES: ReadonlySet<string> = new Set(['ho-cred-12', 'ho-cred-25']);
 const SENSITIVE: ReadonlySet<FieldClass> = new Set(['credential', 'payment']);
 
 // The blind set was labelled before the classifier was rebuilt; it stays here as a regression set.
 describe.each([
   ['blind.jsonl', blind, 300],
   ['real-world.jsonl', realWorld, 40],
+  ['holdout.jsonl', holdout.filter((r) => !HOLDOUT_KNOWN_MISSES.has(r.id)), 70],
 ] as const)('%s', (_name, rows, minimum) => {
   it(`holds at least ${minimum} labelled rows, each with an id and a source`, () => {
     expect(rows.length).toBeGreaterThanOrEqual(minimum);
@@ -70,5 +81,12 @@ describe('real servers', () => {
       expect(audit.verdict).toBe('warn');
       expect(audit.findings.map((f) => f.code)).toContain('W_SCHEMA_DEFAULT');
     }
+  });
+});
+
+describe('holdout rows still missed', () => {
+  it.each([...HOLDOUT_KNOWN_MISSES])('%s is still a miss (remove it from the list once a rule fixes it)', (id) => {
+    const row = holdout.find((r) => r.id === id)!;
+    expect(isMiss(row.expected.verdict, auditForm(row.params, defaultPolicy.base).verdict)).toBe(true);
   });
 });
