@@ -328,7 +328,10 @@ function cjkNegated(compact: string, m: CjkMatch): boolean {
 
 function isGenericWord(word: string): boolean {
   const c = compiled();
-  if (c.genericWords.has(word) || c.functionWords.has(word) || /^\p{N}+$/u.test(word)) return true;
+  if (c.genericWords.has(word) || c.functionWords.has(word)) return true;
+  const first = word.charCodeAt(0);
+  if (first < 0x80) return first >= 48 && first <= 57 && /^[0-9]+$/.test(word);
+  if (/^\p{N}+$/u.test(word)) return true;
   return hasCjk(word) && c.genericWords.has(stripPossessive(word));
 }
 

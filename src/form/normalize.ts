@@ -115,6 +115,7 @@ export function hasCjk(text: string): boolean {
  */
 function splitCase(text: string): string {
   if (ASCII.test(text)) {
+    if (!/[A-Z0-9]/.test(text)) return text;
     return text
       .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
       .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
@@ -206,9 +207,10 @@ export function textPhrases(text: string, label = false): string[][] {
 export function textSentences(text: string, label = false): string[][][] {
   const normalized = normalizeText(splitCase(deobfuscate(text, label)));
   const sentences: string[][][] = [];
-  for (const sentence of normalized.split(/[.!?;\n\r。！？；]+(?:\s|$)|[\n\r。！？；]/u)) {
+  const ascii = ASCII.test(normalized);
+  for (const sentence of ascii ? normalized.split(/[.!?;\n\r]+(?:\s|$)|[\n\r]/) : normalized.split(/[.!?;\n\r。！？；]+(?:\s|$)|[\n\r。！？；]/u)) {
     const phrases: string[][] = [];
-    for (const part of sentence.split(/[.,:()[\]{}<>"«»“”„|/\\\t、，：（）「」『』【】《》・]+/u)) {
+    for (const part of ascii ? sentence.split(/[.,:()[\]{}<>"|/\\\t]+/) : sentence.split(/[.,:()[\]{}<>"«»“”„|/\\\t、，：（）「」『』【】《》・]+/u)) {
       const ws = words(part);
       if (ws.length > 0) phrases.push(ws);
     }
