@@ -6,9 +6,10 @@
  * `mima`). Both packages are development dependencies; the generated file is committed, so the
  * library needs neither at run time.
  *
- *   node scripts/refresh-form-lexicon.mjs
+ *   node scripts/refresh-form-lexicon.mjs           # rewrite the file
+ *   node scripts/refresh-form-lexicon.mjs --check   # exit 1 when the committed file differs
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import anyAscii from 'any-ascii';
 import * as clerk from '@clerk/localizations';
@@ -89,5 +90,12 @@ ${rows.map((r) => `  ${JSON.stringify(r)},`).join('\n')}
 ];
 `;
 const target = fileURLToPath(new URL('../src/form/data/translations.ts', import.meta.url));
-writeFileSync(target, out);
-console.log(`wrote ${rows.length} terms in ${new Set(rows.map((r) => r.lang)).size} languages to src/form/data/translations.ts`);
+const languages = new Set(rows.map((r) => r.lang)).size;
+if (process.argv.includes('--check')) {
+  const same = readFileSync(target, 'utf8') === out;
+  console.log(same ? `src/form/data/translations.ts is up to date (${rows.length} terms, ${languages} languages)` : 'src/form/data/translations.ts differs from what @clerk/localizations gives: run node scripts/refresh-form-lexicon.mjs');
+  process.exitCode = same ? 0 : 1;
+} else {
+  writeFileSync(target, out);
+  console.log(`wrote ${rows.length} terms in ${languages} languages to src/form/data/translations.ts`);
+}

@@ -298,6 +298,8 @@ const ENGLISH: LexiconEntry[] = [
     'card security code',
   ]),
   ...group('en', P, 'card-security-code', ['csc', 'ccv', 'cvv2', 'cvc2'], { scope: 'name' }),
+  // The scheme-specific names: CAV2 (JCB), CVP2 (Diners), CVD (Discover), CVE (Elo), SPC (UK).
+  ...group('en', P, 'card-security-code', ['cav2', 'cvp2', 'cvd', 'cve', 'spc'], { scope: 'name', rule: 'needs-payment' }),
   ...group('en', P, 'card-expiry', [
     'card expiry',
     'card expiration',

@@ -153,3 +153,12 @@ describe('languages from a data source', () => {
     expect(classOf(name)).toBe('credential');
   });
 });
+
+describe('the generated vocabulary', () => {
+  it('is what scripts/refresh-form-lexicon.mjs makes from the pinned @clerk/localizations', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const out = execFileSync(process.execPath, ['scripts/refresh-form-lexicon.mjs', '--check'], { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
+    expect(out).toMatch(/up to date \(\d+ terms, (\d+) languages\)/);
+    expect(Number(/(\d+) languages/.exec(out)![1])).toBeGreaterThanOrEqual(25);
+  });
+});
