@@ -38,6 +38,9 @@ export interface SchemaReading {
   readonly findings: readonly Finding[];
 }
 
+/** Most properties a form may have; a larger schema is refused (and read only that far). */
+export const MAX_FIELDS = 256;
+
 /** Code of the informational finding for the non-standard `pattern` keyword. */
 export const PATTERN_INFO = 'I_SCHEMA_PATTERN';
 
@@ -366,7 +369,10 @@ export function readSchema(schema: unknown): SchemaReading {
     // generators such as pydantic and zod always emit \`required\`); without \`required\`, nothing is
     // known about the author's intent and an invalid default stays an error.
     const declared = Array.isArray(rawRequiredNames);
-    for (const [name, raw] of Object.entries(properties)) fields.push(readField(r, name, raw, declared && !requiredNames.has(name)));
+    const entries = Object.entries(properties);
+    // No person fills in hundreds of fields; a form that large is a way to make the audit slow.
+    if (entries.length > MAX_FIELDS) r.schema(`requestedSchema: ${entries.length} properties is more than the ${MAX_FIELDS} a form may have; only the first ${MAX_FIELDS} were read`);
+    for (const [name, raw] of entries.slice(0, MAX_FIELDS)) fields.push(readField(r, name, raw, declared && !requiredNames.has(name)));
   }
 
   const required: string[] = [];
