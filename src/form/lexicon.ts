@@ -718,7 +718,7 @@ const MORE: LexiconEntry[] = [
     'application default credentials', 'key file', 'keyfile', 'storage account key', 'account key', 'shared key', 'sas token', 'dsn', 'client certificate key', 'aws secret',
     'aws secret key', 'aws secret access key',
   ]),
-  ...group('en', C, 'pre-shared-key', ['psk', 'pre shared key', 'preshared key', 'wifi psk', 'wpa psk', 'ipsec psk', 'vpn key', 'shared secret key']),
+  ...group('en', C, 'pre-shared-key', ['network security key', 'wireless key', 'wireless password', 'psk', 'pre shared key', 'preshared key', 'wifi psk', 'wpa psk', 'ipsec psk', 'vpn key', 'shared secret key']),
   ...group('en', C, 'secret', ['auth'], { rule: 'head' }),
   ...group('en', C, 'secret', ['basic auth', 'redis auth', 'auth string', 'webhook token', 'secret key base', 'signing key', 'app password', 'application password', 'bot token', 'dsn with key']),
   ...group('en', C, 'session', [
@@ -764,6 +764,8 @@ const MORE: LexiconEntry[] = [
     'net banking', 'netbanking', 'internet banking', 'mobile banking', 'e banking', 'ebanking', 'banking password', 'banking passcode', 'banking login', 'net banking password',
     'online banking', 'online banking password', 'online banking passcode', 'upi pin', 'atm pin', 'mpin', 'tpin',
   ]),
+  // One-time codes that approve a payment: BLIK (Poland), 3-D Secure, bank app confirmation codes.
+  ...group('en', P, 'bank-login', ['blik', 'blik code', 'kod blik', '3d secure code', '3ds code', '3 d secure', 'securecode', 'verified by visa', 'payment otp', 'transaction otp', 'transaction code']),
   ...group('de', P, 'bank-login', ['onlinebanking', 'online banking pin', 'onlinebanking pin', 'banking pin']),
   ...group('en', I, 'phone', ['whatsapp', 'whatsapp number', 'telegram number', 'signal number', 'viber number', 'wechat id', 'line id', 'sms number']),
   ...group('en', I, 'national-id', [
@@ -898,7 +900,7 @@ export const COMPOUNDS: readonly { readonly term: string; readonly class: FieldC
       'card', 'carta', 'carte', 'tarjeta', 'targeta', 'cartão', 'cartao', 'karte', 'kaart', 'karty', 'karta', 'kartu', 'kart', 'kartı', 'karti', 'kort', 'kortin', 'kortets', 'kártya', 'kartya',
       'cardului', 'kartice', 'kartica', 'karte', 'карта', 'карты', 'карти', 'картки', 'картка', 'карточки', 'κάρτας', 'καρτας', 'כרטיס', 'הכרטיס', 'البطاقة', 'بطاقة', 'کارت', 'kad', 'บัตร', 'कार्ड', 'কার্ড',
     ],
-    heads: ['number', 'no', 'nr', 'num', 'numero', 'número', 'nummer', 'numer', 'numéro', 'номер', 'numarası', 'numarasi', 'szám', 'szam', 'număr', 'numar', 'numărul', 'numarul', 'מספר', 'رقم', 'شماره', 'nomor', 'nombor', 'หมายเลข', 'αριθμός', 'αριθμος', 'broj', 'číslo', 'cislo', 'नंबर', 'संख्या', 'নম্বর', 'numbers'],
+    heads: ['number', 'pan', 'no', 'nr', 'num', 'numero', 'número', 'nummer', 'numer', 'numéro', 'номер', 'numarası', 'numarasi', 'szám', 'szam', 'număr', 'numar', 'numărul', 'numarul', 'מספר', 'رقم', 'شماره', 'nomor', 'nombor', 'หมายเลข', 'αριθμός', 'αριθμος', 'broj', 'číslo', 'cislo', 'नंबर', 'संख्या', 'নম্বর', 'numbers'],
     oneWordStems: ['karten', 'kaart', 'kort', 'kártya', 'kartya', 'kortti'],
   },
   {
