@@ -1,7 +1,10 @@
 /**
- * The multilingual lexicon of the sensitive-field classifier: what a form field may be asking for,
- * in English, Chinese (simplified and traditional), Japanese, Korean, German, French, Spanish,
- * Portuguese and Russian. Data only; the matching rules live in `matcher.ts`.
+ * The multilingual lexicon of the sensitive-field classifier: what a form field may be asking for.
+ * Hand-written terms in English, Chinese (simplified and traditional), Japanese, Korean, German,
+ * French, Spanish, Portuguese and Russian (and a few words of other languages), plus the generated
+ * sign-in vocabulary of 42 languages (`data/translations.ts`, from `@clerk/localizations`), plus the
+ * modifier + head compounds (`COMPOUNDS`) and the word lists the reading rules use. Data only; the
+ * matching rules live in `matcher.ts`, the reading of a whole form in `classify.ts`.
  *
  * How terms are matched (see `normalize.ts`):
  * - Text is NFKC-normalised, lower-cased, `ß` → `ss`, and Latin/Cyrillic diacritics are folded
