@@ -19,7 +19,7 @@
  * picks a secret one digit or one seed word at a time is that secret.
  */
 
-import { allSeedWords, findSecret, looksLikeCardNumber } from '../secrets/index.js';
+import { allSeedWords, findSecret, looksLikeCardNumber, mentionsKeyPrefix } from '../secrets/index.js';
 import type { MatchRule } from './lexicon.js';
 import { readText, type TermHit, type TextReading } from './matcher.js';
 import type { FieldSpec } from './schema.js';
@@ -68,6 +68,7 @@ function structuralSignals(spec: FieldSpec): Signal[] {
     if (text === null) continue;
     const secret = findSecret(text);
     if (secret !== null && secret.kind !== 'connection-string') out.push({ reason: `${where}:example-${secret.kind}`, class: 'credential', rule: 'strong' });
+    else if (mentionsKeyPrefix(text)) out.push({ reason: `${where}:key-prefix`, class: 'credential', rule: 'strong' });
   }
   return out;
 }

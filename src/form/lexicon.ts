@@ -715,7 +715,8 @@ const MORE: LexiconEntry[] = [
   ...group('en', C, 'password', ['pswrd', 'passwrd', 'paswd', 'passcd'], { scope: 'name' }),
   ...group('en', C, 'access-token', ['tok', 'tkn', 'toke'], { scope: 'name', rule: 'head' }),
   ...group('en', C, 'secret', ['secr', 'scrt'], { scope: 'name' }),
-  ...group('en', C, 'private-key', ['priv k', 'pk pem', 'id rsa', 'id ed25519', 'ssh key', 'ssh private key', 'gpg private key', 'pgp private key', 'pem key', 'pem file contents', 'tls key', 'ssl key', 'certificate key', 'keystore', 'keystore json', 'key store password', 'pfx password', 'p12 password']),
+  ...group('en', O, 'benign', ['id rsa pub', 'id ed25519 pub', 'id ecdsa pub', 'pub key', 'public key file']),
+  ...group('en', C, 'private-key', ['id rsa file', 'private key file', 'id ecdsa', 'priv k', 'pk pem', 'id rsa', 'id ed25519', 'ssh key', 'ssh private key', 'gpg private key', 'pgp private key', 'pem key', 'pem file contents', 'tls key', 'ssl key', 'certificate key', 'keystore', 'keystore json', 'key store password', 'pfx password', 'p12 password']),
   ...group('en', C, 'cloud-credentials', [
     'kubeconfig', 'kube config', 'service account key', 'service account key file', 'service account json', 'service account json key', 'service account credentials', 'credentials file', 'credentials json',
     'application default credentials', 'key file', 'keyfile', 'storage account key', 'account key', 'shared key', 'sas token', 'dsn', 'client certificate key', 'aws secret',
@@ -762,6 +763,7 @@ const MORE: LexiconEntry[] = [
   ...group('en', P, 'card-security-code', ['cid', 'cid code'], { rule: 'needs-payment' }),
   ...group('en', P, 'card-security-code', ['security code on the back', 'digits on the back of your card', 'three digits on the back', '3 digits on the back', 'back of the card', 'back of your card', 'security digits']),
   ...group('en', P, 'card-expiry', ['exp', 'mm yy', 'mm yyyy'], { scope: 'label', rule: 'needs-payment' }),
+  ...group('en', P, 'card-number', ['card details', 'card information', 'card info', 'payment card details', 'credit card details', 'card data']),
   ...group('en', P, 'card-number', ['digit number on the front of the card', 'number on the front of the card', 'number on the front of your card']),
   ...group('en', P, 'bank-login', [
     'net banking', 'netbanking', 'internet banking', 'mobile banking', 'e banking', 'ebanking', 'banking password', 'banking passcode', 'banking login', 'net banking password',
@@ -918,9 +920,21 @@ export const COMPOUNDS: readonly { readonly term: string; readonly class: FieldC
       'megerősítő', 'megerosito', 'doğrulama', 'dogrulama', 'onay', 'pengesahan', 'verifikasi', 'אימות', 'التحقق', 'تحقق', 'تأیید', 'تایید', 'επαλήθευσης',
       'επαληθευσης', 'επιβεβαίωσης', 'ověřovací', 'overovaci', 'potvrzovací', 'potvrzovaci', 'overovací', 'verificare', 'confirmare', 'autentificare', 'सत्यापन', 'যাচাইকরণ', 'যাচাই',
     ],
-    heads: ['code', 'kod', 'kód', 'koodi', 'kode', 'código', 'codigo', 'codice', 'codi', 'cod', 'код', 'kodu', 'קוד', 'رمز', 'کد', 'κωδικός', 'κωδικος', 'kodas', 'kods', 'pin', 'कोड', 'কোড'],
+    heads: ['code', 'numbers', 'digits', 'kod', 'kód', 'koodi', 'kode', 'código', 'codigo', 'codice', 'codi', 'cod', 'код', 'kodu', 'קוד', 'رمز', 'کد', 'κωδικός', 'κωδικος', 'kodas', 'kods', 'pin', 'कोड', 'কোড'],
     oneWordStems: ['bekreftelses', 'bekræftelses', 'bekraeftelses', 'bekräftelse', 'bekraftelse', 'verifiserings', 'verifierings', 'vahvistus', 'varmennus', 'verificatie', 'bevestigings', 'bestätigungs', 'bestatigungs', 'verifizierungs', 'einmal', 'engångs', 'engangs', 'zugangs'],
   },
+];
+
+/**
+ * Words that say a code was delivered to the user (sent, texted, received...): in a description or a
+ * message, a code word and one of these in the same sentence is a one-time code ("Saisissez le code
+ * que nous venons de vous envoyer", "Escribe el código que te enviamos por SMS").
+ */
+export const DELIVERY_WORDS: readonly string[] = [
+  'sent', 'send', 'texted', 'emailed', 'received', 'receive', 'sms', 'text message', 'authenticator',
+  'envoye', 'envoyé', 'envoyer', 'envoyons', 'recu', 'reçu', 'enviamos', 'enviado', 'enviada', 'recibido', 'recibiste', 'enviei', 'enviamos', 'recebido', 'recebeu',
+  'ricevuto', 'inviato', 'inviata', 'gestuurd', 'ontvangen', 'verstuurd', 'gesendet', 'erhalten', 'geschickt', 'zugeschickt', 'skickat', 'sendt', 'mottatt', 'modtaget', 'lähetetty',
+  'wysłany', 'wyslany', 'wysłaliśmy', 'otrzymany', 'отправили', 'отправленный', 'полученный', 'пришел', 'пришёл', 'надіслали', 'gönderilen', 'gönderdiğimiz', 'dikirim', 'diterima',
 ];
 
 /**

@@ -19,6 +19,7 @@ import {
   CJK_NEGATORS,
   CJK_NEGATORS_AFTER,
   COMPOUNDS,
+  DELIVERY_WORDS,
   HEAD_NOUNS,
   HEAD_INITIAL,
   LABEL_BOUNDARY,
@@ -108,6 +109,7 @@ interface Compiled {
   readonly providers: ReadonlySet<string>;
   /** Words that can be the head of a label after a secret (see `isModifierBefore`). */
   readonly knownHeads: ReadonlySet<string>;
+  readonly deliveryWords: ReadonlySet<string>;
   readonly compounds: readonly CompiledCompound[];
 }
 
@@ -186,6 +188,7 @@ function compile(): Compiled {
       // Words of head-final languages' terms only: an Italian `utente` after `password` is not its head.
       ...LEXICON.filter((e) => !hasCjk(e.term) && !HEAD_INITIAL.has(e.lang)).flatMap((e) => termWords(e.term)),
     ]),
+    deliveryWords: wordSet(DELIVERY_WORDS),
     compounds: COMPOUNDS.map((k) => ({
       entry: { term: k.term, lang: 'en', class: k.class, concept: k.concept, rule: 'strong' as const, scope: 'any' as const, suffix: false },
       modifiers: wordSet(k.modifiers),
@@ -335,6 +338,17 @@ function isGenericWord(word: string): boolean {
   return hasCjk(word) && c.genericWords.has(stripPossessive(word));
 }
 
+const DELIVERED_CODE: LexiconEntry = { term: 'code sent to you', lang: 'en', class: 'credential', concept: 'otp', rule: 'strong', scope: 'any', suffix: false };
+
+/** In prose: a code word and a delivery word (sent, texted, received...) in one sentence, not negated. */
+function deliveredCode(c: Compiled, sentenceWords: readonly string[]): boolean {
+  const codeHeads = c.compounds.find((k) => k.entry.concept === 'otp')?.heads;
+  if (codeHeads === undefined) return false;
+  const at = sentenceWords.findIndex((w) => codeHeads.has(w));
+  if (at < 0 || !sentenceWords.some((w) => c.deliveryWords.has(w))) return false;
+  return !negatedInSentence(c, sentenceWords.slice(0, at), sentenceWords.slice(at + 1));
+}
+
 const LOGIN_CONCEPTS: ReadonlySet<string> = new Set(['username', 'password', 'passphrase', 'pin', 'otp', 'credentials']);
 
 /** Modifier + head compounds two words apart at most, in either order, or one word ending in the head. */
@@ -474,6 +488,10 @@ function readUncached(text: string, source: TextSource): TextReading {
 
   for (const phrases of sentences) {
     const sentenceWords = phrases.flat();
+    if (!label && deliveredCode(c, sentenceWords)) {
+      identified = true;
+      hits.push({ source, entry: DELIVERED_CODE });
+    }
     let offset = 0;
     for (const words of phrases) {
       for (const w of words) {

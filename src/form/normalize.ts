@@ -210,7 +210,8 @@ export function textSentences(text: string, label = false): string[][][] {
   const ascii = ASCII.test(normalized);
   for (const sentence of ascii ? normalized.split(/[.!?;\n\r]+(?:\s|$)|[\n\r]/) : normalized.split(/[.!?;\n\r。！？；]+(?:\s|$)|[\n\r。！？；]/u)) {
     const phrases: string[][] = [];
-    for (const part of ascii ? sentence.split(/[.,:()[\]{}<>"|/\\\t]+/) : sentence.split(/[.,:()[\]{}<>"«»“”„|/\\\t、，：（）「」『』【】《》・]+/u)) {
+    // A dot inside a word (`id_rsa.pub`, `Node.js`, `v1.2`) does not end a phrase.
+    for (const part of ascii ? sentence.split(/(?:[,:()[\]{}<>"|/\\\t]|\.(?!\w))+/) : sentence.split(/(?:[,:()[\]{}<>"«»“”„|/\\\t、，：（）「」『』【】《》・]|\.(?![\p{L}\p{N}]))+/u)) {
       const ws = words(part);
       if (ws.length > 0) phrases.push(ws);
     }

@@ -5,7 +5,7 @@
  * three agree on what a secret looks like.
  */
 
-import { CONNECTION_FORMATS, KNOWN_FORMATS } from './data/known-formats.js';
+import { CONNECTION_FORMATS, KEY_PREFIXES, KNOWN_FORMATS } from './data/known-formats.js';
 
 export type SecretKind =
   | 'jwt'
@@ -95,4 +95,13 @@ export function looksRandomToken(value: string): boolean {
 /** A structural match, or a random-looking token reported as `high-entropy`. */
 export function findSecretOrToken(value: string): SecretMatch | null {
   return findSecret(value) ?? (looksRandomToken(value) ? { kind: 'high-entropy', rule: 'random-token' } : null);
+}
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// A prefix standing alone or quoted, followed by nothing but an ellipsis or punctuation ("starts with sk-").
+const PREFIX_MENTION = new RegExp(`(?:^|[\\s"'\u2018\u201c(\`])(?:${KEY_PREFIXES.map(escape).join('|')})(?:\\.\\.\\.|\u2026|x+|\\*+)?(?=$|[\\s"'\u2019\u201d).,;:\`])`);
+
+/** True when a text names a known key prefix on its own ("paste the key that starts with `sk-`"). */
+export function mentionsKeyPrefix(text: string): boolean {
+  return text.length < 65_536 && PREFIX_MENTION.test(text);
 }

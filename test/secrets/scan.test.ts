@@ -92,3 +92,13 @@ describe('scanValue', () => {
     }
   });
 });
+
+describe('mentionsKeyPrefix', () => {
+  it('sees a key prefix named on its own, not inside a word', async () => {
+    const { mentionsKeyPrefix } = await import('../../src/secrets/index.js');
+    expect(mentionsKeyPrefix('The long string that starts with sk-')).toBe(true);
+    expect(mentionsKeyPrefix('Paste the token (it begins with "ghp_")')).toBe(true);
+    expect(mentionsKeyPrefix('We use sk-learn and Node.js')).toBe(false);
+    expect(mentionsKeyPrefix('The SG. office')).toBe(false);
+  });
+});

@@ -90,3 +90,13 @@ export const CONNECTION_FORMATS: readonly (readonly [rule: string, pattern: stri
   ['url-userinfo-password', `${B}[a-z][a-z0-9+.-]{1,30}://[^\\s:/@?#]{0,256}:[^\\s@/?#]{1,256}@[^\\s/?#]{1,256}`],
   ['connection-string-password', `(?:^|;)\\s*(?:Password|Pwd|PWD|password|pwd)\\s*=\\s*[^;\\s]{1,256}`],
 ];
+
+/**
+ * The prefixes of the formats above, as a text names them ("the long string that starts with
+ * sk-", "begins with ghp_"): a form that describes a field this way asks for that key.
+ */
+export const KEY_PREFIXES: readonly string[] = [
+  'sk-', 'sk-proj-', 'sk-ant-', 'sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'whsec_', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'glpat-', 'xoxb-', 'xoxp-', 'xoxa-',
+  'xapp-', 'AKIA', 'ASIA', 'AIza', 'ya29.', 'hf_', 'npm_', 'pypi-', 'shpat_', 'shpss_', 'dckr_pat_', 'lin_api_', 'figd_', 'gsk_', 'ntn_', 'hvs.', 'dapi', 'glc_', 'glsa_', 'tskey-',
+  'AGE-SECRET-KEY-', 'dop_v1_', 'pul-', 'sb_secret_', 'vcp_',
+];
