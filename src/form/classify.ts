@@ -35,6 +35,7 @@ interface Signal {
   readonly reason: string;
   readonly class: FieldClass;
   readonly rule: MatchRule;
+  readonly concept?: string;
 }
 
 interface FieldSignals {
@@ -48,8 +49,11 @@ interface FieldSignals {
 }
 
 function fromHit(hit: TermHit): Signal {
-  return { reason: `${hit.source}:${hit.entry.term}`, class: hit.entry.class, rule: hit.entry.rule };
+  return { reason: `${hit.source}:${hit.entry.term}`, class: hit.entry.class, rule: hit.entry.rule, concept: hit.entry.concept };
 }
+
+/** What a login form asks for; in a form about online banking, each of these is a payment credential. */
+const LOGIN_CONCEPTS: ReadonlySet<string> = new Set(['username', 'password', 'passphrase', 'pin', 'otp', 'credentials', 'secret']);
 
 const EMPTY: TextReading = { hits: [], identified: false, generic: true, mentionsAddress: false, mentionsPayment: false };
 
@@ -202,6 +206,15 @@ export function classifyFields(fields: readonly FieldSpec[], texts: FormTexts | 
     return cls !== null && (best === null || RANK[cls] > RANK[best]) ? cls : best;
   }, null);
   const runs = choiceRuns(all, formClass);
+  // The login of an online bank is a payment credential ("Log in to your bank": user ID, password, PIN).
+  if (formSignals.some((s) => s.concept === 'bank-login')) {
+    for (const field of all) {
+      for (let k = 0; k < field.signals.length; k++) {
+        const sig = field.signals[k]!;
+        if (sig.concept !== undefined && LOGIN_CONCEPTS.has(sig.concept) && (sig.class === 'credential' || sig.class === 'personal')) field.signals[k] = { ...sig, class: 'payment', reason: `${sig.reason}+bank-login` };
+      }
+    }
+  }
   return all.map((field, i) => {
     // Only a `pin code` depends on address words in the field's own texts: read them only then.
     const needsAddress = !anyAddressWords && field.signals.some((s) => s.rule === 'pin-code');

@@ -400,7 +400,7 @@ const ENGLISH: LexiconEntry[] = [
   ]),
   ...group('en', I, 'person-name', ['fname', 'lname'], { scope: 'name' }),
   ...group('en', I, 'person-name', ['name'], { rule: 'bare' }),
-  ...group('en', I, 'username', ['username', 'user name', 'login name', 'login id']),
+  ...group('en', I, 'username', ['username', 'user name', 'login name', 'login id', 'user id', 'userid', 'customer id', 'member id']),
   ...group('en', I, 'username', ['login'], { rule: 'bare' }),
   ...group('en', I, 'username', ['user'], { rule: 'head' }),
 
@@ -771,6 +771,7 @@ const MORE: LexiconEntry[] = [
   ]),
   // One-time codes that approve a payment: BLIK (Poland), 3-D Secure, bank app confirmation codes.
   ...group('en', P, 'bank-login', ['blik', 'blik code', 'kod blik', '3d secure code', '3ds code', '3 d secure', 'securecode', 'verified by visa', 'payment otp', 'transaction otp', 'transaction code']),
+  ...group('en', P, 'bank-login', ['log in to your bank', 'sign in to your bank', 'login to your bank', 'your bank login', 'bank account login', 'banking app login']),
   ...group('de', P, 'bank-login', ['onlinebanking', 'online banking pin', 'onlinebanking pin', 'banking pin']),
   ...group('en', I, 'phone', ['whatsapp', 'whatsapp number', 'telegram number', 'signal number', 'viber number', 'wechat id', 'line id', 'sms number']),
   ...group('en', I, 'national-id', [
