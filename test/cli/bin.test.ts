@@ -51,5 +51,6 @@ describe('the built CLI', () => {
     expect(existsSync(join(root, ui.types))).toBe(true);
     const uiApi = (await import(join(root, ui.import))) as Record<string, unknown>;
     for (const name of ['startQueryPage', 'createQueryPageApp', 'runAction']) expect(typeof uiApi[name]).toBe('function');
-  });
+    // Loading the whole built package (word lists and lexicon included) on a loaded machine can take seconds.
+  }, 30_000);
 });
