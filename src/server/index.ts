@@ -32,6 +32,7 @@ export {
 export {
   ConnectService,
   connectHandler,
+  isCrossAccountBinding,
   isCrossSubjectBinding,
   type ConnectCompletion,
   type ConnectMetrics,
@@ -43,5 +44,5 @@ export {
   type UrlElicitationParams,
 } from './connect.js';
 export { ConnectCode, createConnectAuditLog, type ConnectAudit, type ConnectAuditLog, type ConnectEvent, type ConnectEventType } from './connect-audit.js';
-export { MemoryConnectFlowStore, type ConnectAttempt, type ConnectFlow, type ConnectFlowStatus, type ConnectFlowStore, type StateLookup } from './connect-store.js';
+export { MemoryConnectFlowStore, type Awaitable, type ConnectAttempt, type ConnectFlow, type ConnectFlowStatus, type ConnectFlowStore, type StateLookup } from './connect-store.js';
 export { createSessionCookie, type SessionCookie, type SessionCookieOptions } from './session-cookie.js';

@@ -42,6 +42,7 @@ function cleanSecret(secret: unknown): StoredSecret {
   const issuer = requireName(s['issuer'], 'issuer');
   const refreshToken = optionalString(s['refreshToken'], 'refreshToken');
   const scope = optionalString(s['scope'], 'scope');
+  const providerSubject = optionalString(s['providerSubject'], 'providerSubject');
   const expiresAt = s['expiresAt'];
   if (expiresAt !== undefined && (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt))) {
     throw new GuardError(GuardCode.input, 'stored secret field expiresAt must be a finite number of milliseconds when present');
@@ -50,6 +51,7 @@ function cleanSecret(secret: unknown): StoredSecret {
   if (refreshToken !== undefined) clean.refreshToken = refreshToken;
   if (expiresAt !== undefined) clean.expiresAt = expiresAt as number;
   if (scope !== undefined) clean.scope = scope;
+  if (providerSubject !== undefined) clean.providerSubject = providerSubject;
   return Object.freeze(clean);
 }
 
