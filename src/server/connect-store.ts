@@ -66,13 +66,18 @@ export interface ConnectFlowStore {
    * nothing changes) when the flow is unknown or no longer pending.
    */
   startAttempt(id: string, attempt: ConnectAttempt): Awaitable<boolean>;
-  /** Finds the flow whose live attempt has this state digest and retires the state, at most once. */
+  /**
+   * Finds the flow whose live attempt has this state digest and retires the state, at most once.
+   * The live result carries the attempt; the stored flow keeps none afterwards (`attempt: null`),
+   * so the PKCE verifier does not outlive its one use.
+   */
   takeState(stateDigest: string): Awaitable<StateLookup>;
   /** pending → completed; false when the flow was not pending (completed or retired by someone else). */
   complete(id: string, at: number): Awaitable<boolean>;
   /**
    * pending (or completed, when storing its token failed) → retired with `reason`; the live state,
-   * if any, becomes a tombstone. False when the flow is unknown or already retired.
+   * if any, becomes a tombstone and the attempt is dropped. False when the flow is unknown or
+   * already retired.
    */
   retire(id: string, reason: ConnectCode, at: number): Awaitable<boolean>;
   /** Drops flows and tombstones whose time is up; returns how many flows were dropped. */
@@ -119,6 +124,8 @@ export class MemoryConnectFlowStore implements ConnectFlowStore {
     const flow = id === undefined ? undefined : this.#flows.get(id);
     if (flow !== undefined) {
       this.#retireState(stateDigest, flow);
+      // The attempt (its PKCE verifier) goes to the caller only; the store keeps no copy.
+      this.#flows.set(flow.id, Object.freeze({ ...flow, attempt: null }));
       return { kind: 'live', flow };
     }
     const used = this.#usedStates.get(stateDigest);
@@ -136,7 +143,7 @@ export class MemoryConnectFlowStore implements ConnectFlowStore {
     const flow = this.#flows.get(id);
     if (flow === undefined || flow.status === 'retired') return false;
     if (flow.attempt !== null && this.#liveStates.get(flow.attempt.navigation.stateNonceDigest) === id) this.#retireState(flow.attempt.navigation.stateNonceDigest, flow);
-    this.#flows.set(id, Object.freeze({ ...flow, status: 'retired', retiredReason: reason, endedAt: at }));
+    this.#flows.set(id, Object.freeze({ ...flow, status: 'retired', retiredReason: reason, endedAt: at, attempt: null }));
     return true;
   }
 
