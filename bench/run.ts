@@ -5,6 +5,7 @@
 import { benchFlood, printFlood } from './flood.bench.js';
 import { benchLedger, printLedger } from './ledger.bench.js';
 import { printPairs } from './harness.js';
+import { benchDurable, POSTGRES_BENCH_ENV, printDurable } from './postgres.bench.js';
 import { benchProxy, printProxy } from './proxy.bench.js';
 import { benchSdk } from './sdk.bench.js';
 import { benchUrl } from './url.bench.js';
@@ -15,3 +16,5 @@ printPairs(`URL analysis over ${url.inputs} shared-corpus URLs: new URL() + tldt
 printLedger(await benchLedger());
 printProxy(await benchProxy());
 printFlood(await benchFlood());
+// PostgreSQL beside SQLite when a database is given (scripts/with-postgres.sh npm run bench).
+printDurable(process.env[POSTGRES_BENCH_ENV] ? await benchDurable(process.env[POSTGRES_BENCH_ENV]!) : null);

@@ -57,6 +57,14 @@ export interface PostgresLedgerOptions {
   readonly maxConnections?: number;
   /** At most this many writes per transaction (default 256). */
   readonly maxGroupSize?: number;
+  /**
+   * How many groups of business receipts may commit at once on separate connections (default 4,
+   * at most the pool size less one). PostgreSQL flushes concurrent commits together, so a busy
+   * guard is not held to one commit at a time. Receipts for one lineage never overlap (a later one
+   * waits for the earlier one's group), and groups holding other writes run alone, so call order
+   * holds wherever it can be seen.
+   */
+  readonly maxConcurrentGroups?: number;
   /** How long to wait for a connection (default 5000 ms). */
   readonly connectTimeoutMs?: number;
   /** `statement_timeout` of the ledger's connections (default 10 000 ms). */
@@ -226,13 +234,19 @@ export class PostgresLedger implements Ledger {
   readonly #health: HealthWatch;
   #ready: boolean;
   #queue: Queued[] = [];
-  #running: Promise<void> | null = null;
+  /** Groups committing now; at most one when it is exclusive (holds writes other than receipts). */
+  readonly #running = new Set<Promise<void>>();
+  #exclusive = false;
+  /** Lineage keys of receipts in groups committing now: a later receipt for one of them waits. */
+  readonly #keysInFlight = new Map<string, number>();
+  readonly #maxConcurrentGroups: number;
   #scheduled = false;
   #closed = false;
   readonly #stats = { commits: 0, writes: 0, failures: 0, largestGroup: 0 };
 
-  private constructor(pool: pg.Pool, schema: string, target: string, maxGroupSize: number, reconnect: BackoffOptions | undefined, ready: boolean) {
+  private constructor(pool: pg.Pool, schema: string, target: string, maxGroupSize: number, reconnect: BackoffOptions | undefined, ready: boolean, maxConcurrentGroups: number) {
     this.#pool = pool;
+    this.#maxConcurrentGroups = maxConcurrentGroups;
     this.#schema = schema;
     this.#sql = statements(schema);
     this.#target = target;
@@ -262,7 +276,8 @@ export class PostgresLedger implements Ledger {
       // An idle connection died (a server restart, a network cut): the next call reconnects.
       if (isConnectionError(error) && ledger !== null) ledger.#health.lost(errorCode(error));
     });
-    ledger = new PostgresLedger(pool, schema, described, maxGroupSize, options.reconnect, false);
+    const concurrent = Math.min(positive(options.maxConcurrentGroups ?? 4, 'maxConcurrentGroups'), Math.max(1, max - 1));
+    ledger = new PostgresLedger(pool, schema, described, maxGroupSize, options.reconnect, false, concurrent);
     try {
       await ledger.#prepare();
     } catch (error) {
@@ -378,9 +393,9 @@ export class PostgresLedger implements Ledger {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    while (this.#running !== null || this.#queue.length > 0) {
-      if (this.#running === null) this.#startGroup();
-      await this.#running;
+    while (this.#running.size > 0 || this.#queue.length > 0) {
+      this.#pump();
+      if (this.#running.size > 0) await Promise.race(this.#running);
     }
     this.#health.stop();
     await this.#pool.end().catch(() => undefined);
@@ -423,23 +438,68 @@ export class PostgresLedger implements Ledger {
   }
 
   #schedule(): void {
-    if (this.#scheduled || this.#running !== null) return;
+    if (this.#scheduled) return;
     this.#scheduled = true;
-    // The end of this event-loop turn: every write submitted in it joins the group.
+    // The end of this event-loop turn: every write submitted in it can join a group.
     setImmediate(() => {
       this.#scheduled = false;
-      if (this.#running === null) this.#startGroup();
+      this.#pump();
     });
   }
 
-  #startGroup(): void {
-    const group = this.#queue.length <= this.#maxGroupSize ? this.#queue.splice(0) : this.#queue.splice(0, this.#maxGroupSize);
-    if (group.length === 0) return;
-    this.#running = this.#commitGroup(group).finally(() => {
-      this.#running = null;
-      // Writes that arrived while this group committed form the next one, at once.
-      if (this.#queue.length > 0) this.#startGroup();
+  /**
+   * Starts every group that may start now. A group that holds anything but business receipts is
+   * exclusive: it waits until nothing else commits and nothing starts beside it. Runs of receipts
+   * are split over the free connections, each run stopping before a receipt whose lineage is still
+   * being committed by another group (that receipt waits, so per-lineage call order holds).
+   */
+  #pump(): void {
+    while (this.#queue.length > 0 && !this.#exclusive) {
+      const head = this.#queue[0]!.write;
+      if (head.kind !== 'accept') {
+        if (this.#running.size > 0) return;
+        const group = this.#queue.splice(0, Math.min(this.#queue.length, this.#maxGroupSize));
+        this.#exclusive = true;
+        this.#launch(group, [], () => (this.#exclusive = false));
+        return;
+      }
+      const free = this.#maxConcurrentGroups - this.#running.size;
+      if (free <= 0) return;
+      let run = 0;
+      while (run < this.#queue.length && this.#queue[run]!.write.kind === 'accept') run++;
+      const size = Math.min(this.#maxGroupSize, Math.max(8, Math.ceil(run / free)));
+      const keys: string[] = [];
+      const fresh = new Set<string>();
+      let take = 0;
+      while (take < Math.min(run, size)) {
+        const key = lineageKeyString((this.#queue[take]!.write as { receipt: BusinessReceipt }).receipt.lineage);
+        if (this.#keysInFlight.has(key) && !fresh.has(key)) break;
+        if (!fresh.has(key)) {
+          fresh.add(key);
+          keys.push(key);
+        }
+        take++;
+      }
+      if (take === 0) return;
+      const group = this.#queue.splice(0, take);
+      this.#launch(group, keys, () => undefined);
+    }
+  }
+
+  #launch(group: Queued[], keys: readonly string[], done: () => void): void {
+    for (const key of keys) this.#keysInFlight.set(key, (this.#keysInFlight.get(key) ?? 0) + 1);
+    const running: Promise<void> = this.#commitGroup(group).finally(() => {
+      this.#running.delete(running);
+      for (const key of keys) {
+        const left = (this.#keysInFlight.get(key) ?? 1) - 1;
+        if (left === 0) this.#keysInFlight.delete(key);
+        else this.#keysInFlight.set(key, left);
+      }
+      done();
+      // Writes that arrived meanwhile form the next groups at once.
+      this.#pump();
     });
+    this.#running.add(running);
   }
 
   async #commitGroup(group: Queued[]): Promise<void> {
@@ -453,10 +513,16 @@ export class PostgresLedger implements Ledger {
         break;
       }
       let answers: Answer[];
+      const writes = group.map((q) => q.write);
       try {
-        await client.query('BEGIN');
-        answers = await this.#runWrites(client, group.map((q) => q.write));
-        await client.query('COMMIT');
+        if (writes.every((w) => w.kind === 'accept')) {
+          // One INSERT is its own transaction: no BEGIN/COMMIT round trips for the hot path.
+          answers = await this.#acceptRun(client, writes.map((w) => (w as { receipt: BusinessReceipt }).receipt));
+        } else {
+          await client.query('BEGIN');
+          answers = await this.#runWrites(client, writes);
+          await client.query('COMMIT');
+        }
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         client.release(isConnectionError(error) ? (error as Error) : undefined);

@@ -61,16 +61,42 @@ describe.skipIf(postgresUrl === null)('PostgresLedger', () => {
     await again.close();
   });
 
-  it('groups the writes of one turn into one transaction', async () => {
+  it('groups the writes of one turn into one transaction, or splits receipts over concurrent commits', async () => {
+    const deps = testDeps(4);
+    const batch = (tag: string) => Array.from({ length: 64 }, (_, i) => createBusinessReceipt(businessInput({ lineage: { ...businessInput().lineage, session: `${tag}-${i}` } }), deps));
+    for (const [concurrent, commits, largest] of [[1, 1, 64], [4, 4, 16]] as const) {
+      const schema = freshSchema();
+      schemas.push(schema);
+      const ledger = await PostgresLedger.connect(postgresUrl!, { schema, maxConcurrentGroups: concurrent });
+      try {
+        const outcomes = await Promise.all(batch(`c${concurrent}`).map((r) => ledger.acceptBusinessReceipt(r)));
+        expect(outcomes.every((o) => o.accepted)).toBe(true);
+        expect(ledger.writeStats()).toMatchObject({ commits, writes: 64, largestGroup: largest, failures: 0 });
+      } finally {
+        await ledger.close();
+      }
+    }
+  });
+
+  it('never lets two receipts for one lineage commit side by side: the earlier call wins across groups', async () => {
     const schema = freshSchema();
     schemas.push(schema);
-    const ledger = await PostgresLedger.connect(postgresUrl!, { schema });
+    const ledger = await PostgresLedger.connect(postgresUrl!, { schema, maxConcurrentGroups: 4 });
     try {
-      const deps = testDeps(4);
-      const receipts = Array.from({ length: 64 }, (_, i) => createBusinessReceipt(businessInput({ lineage: { ...businessInput().lineage, session: `s-${i}` } }), deps));
-      const outcomes = await Promise.all(receipts.map((r) => ledger.acceptBusinessReceipt(r)));
-      expect(outcomes.every((o) => o.accepted)).toBe(true);
-      expect(ledger.writeStats()).toMatchObject({ commits: 1, writes: 64, largestGroup: 64, failures: 0 });
+      const deps = testDeps(5);
+      // Turn after turn, a receipt for one shared lineage among receipts of fresh ones.
+      const shared = businessInput().lineage;
+      const pending: Promise<unknown>[] = [];
+      const sharedReceipts = [];
+      for (let turn = 0; turn < 6; turn++) {
+        for (let i = 0; i < 20; i++) pending.push(ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ lineage: { ...shared, session: `t${turn}-${i}` } }), deps)));
+        const mine = createBusinessReceipt(businessInput({ lineage: shared, requestId: `turn-${turn}` }), deps);
+        sharedReceipts.push(mine);
+        pending.push(ledger.acceptBusinessReceipt(mine));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await Promise.all(pending);
+      expect((await ledger.getBusinessReceipt(shared))?.requestId).toBe('turn-0');
     } finally {
       await ledger.close();
     }
