@@ -556,7 +556,7 @@ class GuardCore implements Guard {
           this.#countAcceptance(lineage);
           return forward(response);
         },
-        () => this.#withhold(response, 'the business receipt could not be written'),
+        () => this.#withhold(response, 'the business receipt could not be written (the ledger is unavailable), so the answer is not accepted', GuardCode.ledgerUnavailable),
       ),
     );
   }
@@ -568,10 +568,10 @@ class GuardCore implements Guard {
     this.#metrics.maxAcceptancesPerLineage = this.#acceptances.max;
   }
 
-  #withhold(response: JsonRpcResult | JsonRpcError, reason: string): Decision {
+  #withhold(response: JsonRpcResult | JsonRpcError, reason: string, code: string = GuardCode.alreadyAccepted): Decision {
     const id = response.id as JsonRpcId;
-    const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
-    return forward(errorResponse(id, RpcCode.internalError, `The client-side guard withheld this answer: ${reason}.`, { code: GuardCode.alreadyAccepted }), [event]);
+    const event = this.#event({ type: 'response.withheld', code, requestId: id, reason });
+    return forward(errorResponse(id, RpcCode.internalError, `The client-side guard withheld this answer: ${reason}.`, { code }), [event]);
   }
 
   #onInitializeResponse(response: JsonRpcResult | JsonRpcError): Decision {

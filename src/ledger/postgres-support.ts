@@ -58,7 +58,7 @@ export interface PoolSettings {
   readonly applicationName: string;
 }
 
-/** A pool whose idle-connection errors are reported, not thrown (a restarted server must not crash the host). */
+/** A pool whose connection errors are reported, never thrown (a restarted server must not crash the host). */
 export function createPool(driver: PgModule, target: PostgresTarget, settings: PoolSettings, onIdleError: (error: Error) => void): pg.Pool {
   const base: pg.PoolConfig = typeof target === 'string' ? { connectionString: target } : { ...target };
   const pool = new driver.Pool({
@@ -73,6 +73,9 @@ export function createPool(driver: PgModule, target: PostgresTarget, settings: P
     types: base.types ?? poolTypes(driver),
   });
   pool.on('error', onIdleError);
+  // A connection that dies while checked out but between queries emits 'error' on its client, which
+  // would be an uncaught exception without a listener: every client gets one for its whole life.
+  pool.on('connect', (client) => client.on('error', onIdleError));
   return pool;
 }
 
