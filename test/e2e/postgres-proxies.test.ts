@@ -150,8 +150,12 @@ describe.skipIf(postgresUrl === null)('proxies sharing one PostgreSQL ledger', (
     const recovered = await cli('recover', pending.id);
     expect(recovered.code).toBe(0);
     expect((await cli('show', pending.id)).out).toMatchObject({ flow: { state: 'USER_RETRY' } });
-    // Recovering twice is refused: the first recovery holds.
+    // Recovering twice is refused: the first recovery holds. Then the user gives up on it.
     expect((await cli('recover', pending.id)).code).toBe(1);
+    expect((await cli('cancel', pending.id)).code).toBe(0);
+    const history = ((await cli('show', pending.id)).out as { history: { to: string }[] }).history.map((h) => h.to);
+    expect(history.slice(-2)).toEqual(['USER_RETRY', 'CANCELLED']);
+    expect(history.filter((to) => to === 'USER_RETRY')).toHaveLength(1);
 
     // Another replica retries the operation the victim finished: not accepted a second time.
     const survivor = await startProxy(database.url, session);
