@@ -6,6 +6,6 @@ export default defineConfig({
   resolve: { alias: { 'mcp-elicitation-guard/server': fileURLToPath(new URL('./src/server/index.ts', import.meta.url)) } },
   test: {
     // Sums the fault suite's invariant counters across worker processes and fails the run if one broke.
-    globalSetup: ['test/faults/support/global-setup.ts'],
+    globalSetup: ['test/faults/support/global-setup.ts', 'test/ledger/postgres-global-setup.ts'],
   },
 });

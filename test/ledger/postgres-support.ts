@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL the tests use: the URL in MCP_GUARD_TEST_POSTGRES_URL (scripts/with-postgres.sh
  * and CI start a throwaway cluster and set it). Outside CI, without it, PostgreSQL tests are
- * skipped with one line saying how to run them; in CI (CI=true) its absence is a failure.
+ * skipped (one line for the whole run says how to run them); in CI (CI=true) its absence is a failure.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -10,13 +10,8 @@ export const POSTGRES_URL_ENV = 'MCP_GUARD_TEST_POSTGRES_URL';
 
 export const postgresUrl: string | null = process.env[POSTGRES_URL_ENV] || null;
 
-if (postgresUrl === null) {
-  if (process.env['CI'] === 'true') throw new Error(`${POSTGRES_URL_ENV} is not set: CI must start PostgreSQL (see .ci/run and scripts/with-postgres.sh)`);
-  if (!(globalThis as { __megPostgresSkipSaid?: boolean }).__megPostgresSkipSaid) {
-    (globalThis as { __megPostgresSkipSaid?: boolean }).__megPostgresSkipSaid = true;
-    console.log(`PostgreSQL tests skipped: ${POSTGRES_URL_ENV} is not set (run them with: scripts/with-postgres.sh npx vitest run)`);
-  }
-}
+// The one line saying the PostgreSQL tests are skipped is printed by postgres-global-setup.ts.
+if (postgresUrl === null && process.env['CI'] === 'true') throw new Error(`${POSTGRES_URL_ENV} is not set: CI must start PostgreSQL (see .ci/run and scripts/with-postgres.sh)`);
 
 /** A fresh schema name, so parallel test files and tests never share tables. */
 export function freshSchema(prefix = 't'): string {
