@@ -7,6 +7,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectService, connectHandler, type ConnectCompletion } from '../../src/server/connect.js';
 import { PostgresConnectFlowStore, PostgresSecretVault } from '../../src/server/postgres-store.js';
+import { SqliteConnectFlowStore } from '../../src/server/sqlite-store.js';
+import { EncryptedFileVault } from '../../src/server/vault.js';
+import { tempDir } from '../ledger/support.js';
 import { createSessionCookie } from '../../src/server/session-cookie.js';
 import { freshDatabase, postgresUrl } from '../ledger/postgres-support.js';
 import { TestBrowser } from './helpers/browser.js';
@@ -111,5 +114,58 @@ describe.skipIf(postgresUrl === null)('the server companion across restarts, on 
       expect(stdout.includes(Buffer.from(secret).toString('base64'))).toBe(false);
     }
     await d.stop();
+  }, 60_000);
+});
+
+describe('the server companion across a restart, on SQLite', () => {
+  it('issues the connect URL, restarts, and finishes the callback on the new process\'s store: one binding', async () => {
+    const tmp = tempDir('mcp-eg-connect-restart-');
+    let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => void res.writeHead(503).end();
+    const app = createServer((req, res) => handler(req, res));
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    const provider = await startTestProvider({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUris: [`${origin}/oauth/callback`], accountId: 'alice-at-testhub', resourceScope: 'repo' });
+    const secret = randomBytes(32);
+    const key = randomBytes(32);
+    const completions: ConnectCompletion[] = [];
+    const start = async () => {
+      const store = await SqliteConnectFlowStore.open(`${tmp.dir}/connect.sqlite`);
+      const vault = new EncryptedFileVault(`${tmp.dir}/vault.json`, key);
+      const cookie = createSessionCookie({ secret, secure: false });
+      const service = new ConnectService({
+        baseUrl: origin,
+        vault,
+        store,
+        provider: { name: PROVIDER, issuer: provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: `${origin}/oauth/callback`, scope: 'openid' },
+        allowInsecureRequests: true,
+        onComplete: (c) => void completions.push(c),
+      });
+      handler = connectHandler(service, { authenticate: (req) => cookie.authenticate(req) });
+      return { service, vault, cookie, store };
+    };
+    try {
+      const first = await start();
+      const params = await first.service.issueUrlElicitation({ subject: 'mcp|alice', purpose: 'Connect TestHub' });
+      const browser = new TestBrowser();
+      const [pair = ''] = first.cookie.issue('mcp|alice').split(';');
+      browser.setCookie(origin, pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+      const walk = await browser.follow(params.url, (next) => next.origin === origin && next.pathname === '/oauth/callback');
+      expect(walk.stoppedAt).not.toBeNull();
+      first.store.close();
+
+      const second = await start();
+      const done = await browser.get(walk.stoppedAt!);
+      expect(done.status).toBe(200);
+      await done.arrayBuffer();
+      expect((await second.vault.get('mcp|alice', PROVIDER))?.providerSubject).toBe('alice-at-testhub');
+      expect(completions.map((c) => c.elicitationId)).toEqual([params.elicitationId]);
+      expect(second.service.metrics()).toMatchObject({ tokensBound: 1, crossSubjectBindings: 0, bindingsByOtherBrowser: 0 });
+      second.store.close();
+    } finally {
+      app.closeAllConnections();
+      await new Promise<void>((resolve) => app.close(() => resolve()));
+      await provider.close();
+      tmp.remove();
+    }
   }, 60_000);
 });
