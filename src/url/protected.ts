@@ -5,6 +5,7 @@
  */
 import { parse } from 'tldts';
 import topSites from './data/top-sites.json' with { type: 'json' };
+import { cachedByList } from './settings.js';
 
 /**
  * Identity providers, payment, crypto, code hosting, cloud, collaboration, social sign-in and a
@@ -159,10 +160,16 @@ export function isProtectedDomain(host: string, extra: readonly string[] = []): 
   }
   if (isSameOrSubdomain(ascii, BUILT_IN_SITES)) return true;
   if (extra.length === 0) return false;
-  const extras = new Set<string>();
+  return isSameOrSubdomain(ascii, cachedByList(EXTRA_DOMAIN_SETS, extra, extraDomainSet));
+}
+
+const EXTRA_DOMAIN_SETS = new WeakMap<readonly string[], { readonly length: number; readonly value: ReadonlySet<string> }>();
+
+function extraDomainSet(extra: readonly string[]): ReadonlySet<string> {
+  const out = new Set<string>();
   for (const e of extra) {
     const site = toProtectedSite(e, true);
-    if (site !== null) extras.add(site.domain);
+    if (site !== null) out.add(site.domain);
   }
-  return isSameOrSubdomain(ascii, extras);
+  return out;
 }
