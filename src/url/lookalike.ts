@@ -9,7 +9,7 @@
  */
 import { UrlFinding, type UrlFindingCode } from './codes.js';
 import { toUnicodeHost, type HostParts } from './host.js';
-import { BRAND_ALIASES, BUILT_IN_SITES, COMMON_WORD_LABELS, GENERIC_WORD_LABELS, toProtectedSite, type ProtectedSite } from './protected.js';
+import { BRAND_ALIASES, BUILT_IN_SITES, SKELETON_ONLY_SITES, COMMON_WORD_LABELS, GENERIC_WORD_LABELS, toProtectedSite, type ProtectedSite } from './protected.js';
 import { cachedByList } from './settings.js';
 import { foldAscii, labelKey as keyOf, labelKeys } from './skeleton.js';
 import { editDistanceAtMostOne, HASH_BASE, HASHES, hasOneSwap, isLikelyEditDistanceFalsePositive, isPlausibleTypo, keyHash, MAX_HASHED, neighbourhoodHashes, phoneticKey } from './typo.js';
@@ -333,6 +333,19 @@ export class LookalikeIndex {
     return this.strongest(host, keys, firstHash);
   }
 
+  /** Only the homograph (skeleton) match of an IDN host, for lists that protect against nothing else. */
+  homographOf(host: HostParts): LookalikeMatch | null {
+    if (!host.idn || host.registrable === null || host.labelUnicode === null || this.sites.has(host.registrable)) return null;
+    if (!/[^\x00-\x7f]/.test(host.labelUnicode)) return null;
+    // The whole registrable domain's skeleton, as Chromium matches its top domains (not the label
+    // alone under another suffix: `sağlık.net` is not `saglik.gov.tr`).
+    for (const key of labelKeys(host.labelUnicode)) {
+      const same = this.firstForeign(this.byRegistrableKey.get(`${key}.${host.suffix}`), host);
+      if (same !== null) return match(UrlFinding.lookalikeHomoglyph, same, 'looks the same as');
+    }
+    return null;
+  }
+
   /** `keys` are the label's look-alike keys, `firstHash` the `keyHash` of the first. */
   private strongest(host: HostParts, keys: readonly string[], firstHash: number): LookalikeMatch | null {
     const homoglyph = this.homoglyph(host, keys);
@@ -625,6 +638,8 @@ function isEdgeSuffixSite(host: HostParts): boolean {
 }
 
 const BUILT_IN_INDEX = new LookalikeIndex(BUILT_IN_SITES.values(), BRAND_ALIASES);
+/** The rest of Chromium's top-domain list, for homographs of IDN hosts only. */
+const SKELETON_INDEX = new LookalikeIndex(SKELETON_ONLY_SITES.values());
 const EXTRA_CACHE = new WeakMap<readonly string[], { readonly length: number; readonly value: LookalikeIndex | null }>();
 
 function buildExtraIndex(extra: readonly string[]): LookalikeIndex | null {
@@ -648,9 +663,13 @@ function extraIndex(extra: readonly string[]): LookalikeIndex | null {
  */
 export function findLookalike(host: HostParts, extra: readonly string[] = []): LookalikeMatch | null {
   const policyIndex = extraIndex(extra);
-  if (policyIndex !== null && host.registrable !== null && policyIndex.sites.has(host.registrable)) return null;
+  const registrable = host.registrable;
+  if (registrable !== null && ((policyIndex !== null && policyIndex.sites.has(registrable)) || SKELETON_ONLY_SITES.has(registrable))) return null;
   const builtIn = BUILT_IN_INDEX.match(host);
-  if (builtIn?.severity === 'error' || policyIndex === null) return builtIn;
+  if (builtIn?.severity === 'error') return builtIn;
+  const homograph = host.idn ? SKELETON_INDEX.homographOf(host) : null;
+  if (homograph !== null) return homograph;
+  if (policyIndex === null) return builtIn;
   const fromPolicy = policyIndex.match(host);
   if (fromPolicy?.severity === 'error') return fromPolicy;
   return builtIn ?? fromPolicy;

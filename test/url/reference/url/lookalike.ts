@@ -9,7 +9,8 @@
  */
 import { UrlFinding, type UrlFindingCode } from './codes.js';
 import { toUnicodeHost, type HostParts } from './host.js';
-import { BRAND_ALIASES, BUILT_IN_SITES, COMMON_WORD_LABELS, GENERIC_WORD_LABELS, toProtectedSite, type ProtectedSite } from './protected.js';
+import { BRAND_ALIASES, BUILT_IN_SITES, SKELETON_ONLY_SITES, COMMON_WORD_LABELS, GENERIC_WORD_LABELS, toProtectedSite, type ProtectedSite } from './protected.js';
+import { cachedByList } from './settings.js';
 import { foldAscii, labelKey as keyOf, labelKeys } from './skeleton.js';
 import { editDistanceAtMostOne, HASH_BASE, HASHES, hasOneSwap, isLikelyEditDistanceFalsePositive, isPlausibleTypo, keyHash, MAX_HASHED, neighbourhoodHashes, phoneticKey } from './typo.js';
 
@@ -145,9 +146,6 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else if (!list.includes(value)) list.push(value);
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /**
  * A bit per hash of each word's first four characters (every word has four or more). Text in
@@ -183,6 +181,40 @@ class WordStartFilter {
       if ((this.bits[bit >>> 5]! & (1 << (bit & 31))) !== 0) return true;
     }
     return false;
+  }
+}
+
+/**
+ * Finds brands inside a label with one hashed-set probe per (position, brand length): the cost
+ * grows with the label and the number of distinct brand lengths, not with the number of brands
+ * (a regex of alternatives tries every brand at every position). A `WordStartFilter` on the
+ * brands' first four characters skips the positions where no brand starts.
+ */
+class BrandScanner {
+  private readonly brands: ReadonlySet<string>;
+  /** Distinct brand lengths, longest first. */
+  private readonly lengths: readonly number[];
+  private readonly starts: WordStartFilter;
+
+  constructor(brands: readonly string[]) {
+    this.brands = new Set(brands);
+    this.lengths = [...new Set(brands.map((b) => b.length))].sort((a, b) => b - a);
+    this.starts = new WordStartFilter(brands);
+  }
+
+  /** False when no brand can occur in `text`. */
+  mayContain(text: string): boolean {
+    return this.lengths.length > 0 && this.starts.mayContain(text);
+  }
+
+  /** The longest brand that starts at `at` in `text`, or null. */
+  longestAt(text: string, at: number): string | null {
+    for (const length of this.lengths) {
+      if (at + length > text.length) continue;
+      const piece = text.slice(at, at + length);
+      if (this.brands.has(piece)) return piece;
+    }
+    return null;
   }
 }
 
@@ -227,8 +259,8 @@ export class LookalikeIndex {
   private readonly gluedTargets = new KeyMap();
   /** Combo-squatting brands that are not words: matched inside longer labels too. */
   private readonly distinctiveBrands = new KeyMap();
-  private readonly distinctiveBrandRe: RegExp | null;
-  private readonly distinctiveBrandStarts: WordStartFilter;
+  /** The distinctive brands of 4+ characters, matched inside a label by `BrandScanner` (no regex of alternatives). */
+  private readonly distinctiveBrandScanner: BrandScanner;
   /** Combo-squatting brands that are words (`apple`, `zoom`): matched only as whole tokens. */
   private readonly wordBrands = new Map<string, IndexedSite[]>();
   /** `wordBrands` as pairs in insertion order, for the scan that cannot look a brand up. */
@@ -273,8 +305,7 @@ export class LookalikeIndex {
       if (indexed !== undefined) this.addBrand(alias, indexed, COMMON_WORD_LABELS.has(alias));
     }
     const substrings = [...this.distinctiveBrands.keys()].filter((b) => b.length >= MIN_COMBO_SUBSTRING).sort((a, b) => b.length - a.length);
-    this.distinctiveBrandRe = substrings.length === 0 ? null : new RegExp(substrings.map(escapeRegExp).join('|'), 'g');
-    this.distinctiveBrandStarts = new WordStartFilter(substrings);
+    this.distinctiveBrandScanner = new BrandScanner(substrings);
     this.wordBrandList = [...this.wordBrands];
     this.dottedTargets.orInto(this.tokenFilter);
     this.gluedTargets.orInto(this.tokenFilter);
@@ -300,6 +331,19 @@ export class LookalikeIndex {
     // lookup.
     if (this.byLabelKey.mayHave(firstHash) && this.sites.has(host.registrable)) return null;
     return this.strongest(host, keys, firstHash);
+  }
+
+  /** Only the homograph (skeleton) match of an IDN host, for lists that protect against nothing else. */
+  homographOf(host: HostParts): LookalikeMatch | null {
+    if (!host.idn || host.registrable === null || host.labelUnicode === null || this.sites.has(host.registrable)) return null;
+    if (!/[^\x00-\x7f]/.test(host.labelUnicode)) return null;
+    // The whole registrable domain's skeleton, as Chromium matches its top domains (not the label
+    // alone under another suffix: `sağlık.net` is not `saglik.gov.tr`).
+    for (const key of labelKeys(host.labelUnicode)) {
+      const same = this.firstForeign(this.byRegistrableKey.get(`${key}.${host.suffix}`), host);
+      if (same !== null) return match(UrlFinding.lookalikeHomoglyph, same, 'looks the same as');
+    }
+    return null;
   }
 
   /** `keys` are the label's look-alike keys, `firstHash` the `keyHash` of the first. */
@@ -515,12 +559,18 @@ export class LookalikeIndex {
       const brand = this.firstForeign(this.distinctiveBrands.get(part), host);
       if (brand !== null && parts.some((p) => p !== part && containsKeyword(p))) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
     }
-    if (this.distinctiveBrandRe !== null && this.distinctiveBrandStarts.mayContain(key)) {
-      this.distinctiveBrandRe.lastIndex = 0;
-      for (const m of key.matchAll(this.distinctiveBrandRe)) {
-        const brand = m[0];
+    if (this.distinctiveBrandScanner.mayContain(key)) {
+      // Leftmost-longest, non-overlapping occurrences, left to right.
+      for (let at = 0; at < key.length; ) {
+        const brand = this.distinctiveBrandScanner.longestAt(key, at);
+        if (brand === null) {
+          at++;
+          continue;
+        }
+        const index = at;
+        at += brand.length;
         if (brand.length === key.length) continue;
-        const rest = key.slice(0, m.index) + '.' + key.slice(m.index + brand.length);
+        const rest = key.slice(0, index) + '.' + key.slice(index + brand.length);
         if (!containsKeyword(rest)) continue;
         const candidate = this.firstForeign(this.distinctiveBrands.get(brand), host);
         if (candidate !== null) return match(UrlFinding.lookalikeCombo, candidate, 'pairs a phishing keyword with the brand of');
@@ -588,24 +638,23 @@ function isEdgeSuffixSite(host: HostParts): boolean {
 }
 
 const BUILT_IN_INDEX = new LookalikeIndex(BUILT_IN_SITES.values(), BRAND_ALIASES);
-const EXTRA_CACHE = new Map<string, LookalikeIndex | null>();
-const EXTRA_CACHE_LIMIT = 32;
+/** The rest of Chromium's top-domain list, for homographs of IDN hosts only. */
+const SKELETON_INDEX = new LookalikeIndex(SKELETON_ONLY_SITES.values());
+const EXTRA_CACHE = new WeakMap<readonly string[], { readonly length: number; readonly value: LookalikeIndex | null }>();
 
-/** The index of the policy's extra protected domains (cached per distinct list), or null. */
-function extraIndex(extra: readonly string[]): LookalikeIndex | null {
-  if (extra.length === 0) return null;
-  const cacheKey = extra.join('\n');
-  const cached = EXTRA_CACHE.get(cacheKey);
-  if (cached !== undefined) return cached;
+function buildExtraIndex(extra: readonly string[]): LookalikeIndex | null {
   const sites: ProtectedSite[] = [];
   for (const host of extra) {
     const site = toProtectedSite(host, true);
     if (site !== null && !BUILT_IN_SITES.has(site.domain)) sites.push(site);
   }
-  const index = sites.length === 0 ? null : new LookalikeIndex(sites);
-  if (EXTRA_CACHE.size >= EXTRA_CACHE_LIMIT) EXTRA_CACHE.delete(EXTRA_CACHE.keys().next().value!);
-  EXTRA_CACHE.set(cacheKey, index);
-  return index;
+  return sites.length === 0 ? null : new LookalikeIndex(sites);
+}
+
+/** The index of the policy's extra protected domains (built once per list, cached by its identity), or null. */
+function extraIndex(extra: readonly string[]): LookalikeIndex | null {
+  if (extra.length === 0) return null;
+  return cachedByList(EXTRA_CACHE, extra, buildExtraIndex);
 }
 
 /**
@@ -614,9 +663,13 @@ function extraIndex(extra: readonly string[]): LookalikeIndex | null {
  */
 export function findLookalike(host: HostParts, extra: readonly string[] = []): LookalikeMatch | null {
   const policyIndex = extraIndex(extra);
-  if (policyIndex !== null && host.registrable !== null && policyIndex.sites.has(host.registrable)) return null;
+  const registrable = host.registrable;
+  if (registrable !== null && ((policyIndex !== null && policyIndex.sites.has(registrable)) || SKELETON_ONLY_SITES.has(registrable))) return null;
   const builtIn = BUILT_IN_INDEX.match(host);
-  if (builtIn?.severity === 'error' || policyIndex === null) return builtIn;
+  if (builtIn?.severity === 'error') return builtIn;
+  const homograph = host.idn ? SKELETON_INDEX.homographOf(host) : null;
+  if (homograph !== null) return homograph;
+  if (policyIndex === null) return builtIn;
   const fromPolicy = policyIndex.match(host);
   if (fromPolicy?.severity === 'error') return fromPolicy;
   return builtIn ?? fromPolicy;
