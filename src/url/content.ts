@@ -5,7 +5,7 @@
 import type { Severity } from '../protocol/verdict.js';
 import type { UrlView } from './canonical.js';
 import { UrlFinding } from './codes.js';
-import { findCredentials, findPreauthenticatedUrl, findSecretInHost } from './credentials.js';
+import { findAuthorizationResponse, findCredentials, findPreauthenticatedUrl, findSecretInHost } from './credentials.js';
 import type { Findings } from './findings.js';
 import { hostParts, isLocalhostName } from './host.js';
 import { classifyIp } from './ip.js';
@@ -17,7 +17,7 @@ import { findRedirectTargets } from './redirects.js';
 import { hostSet, type Settings } from './settings.js';
 import type { HostJudgement } from './structure.js';
 
-const OAUTH_MARKERS = ['responsetype', 'redirecturi', 'codechallenge', 'scope'];
+const OAUTH_MARKERS = ['responsetype', 'redirecturi', 'codechallenge', 'scope', 'request', 'requesturi'];
 /** The shortest marker's length: shorter keys (`q`, `id`) skip the list. */
 const MIN_OAUTH_MARKER = 5;
 
@@ -40,6 +40,7 @@ const DATA_WORDS: Record<PersonalHit['kind'], string> = {
   'birth-date': 'a date of birth',
   'ip-address': 'an IP address',
   location: 'a precise location',
+  'postal-address': 'a postal address',
   card: 'a payment card number',
   'card-code': 'a card security code',
   iban: 'an IBAN',
@@ -60,6 +61,10 @@ export function judgeContent(url: UrlView, host: HostJudgement, settings: Settin
   if (parts.length === 0) return;
   const oauth = isOAuthRequest(parts);
 
+  const response = oauth ? null : findAuthorizationResponse(parts, url.pathname);
+  if (response !== null) {
+    findings.add(UrlFinding.credential, 'error', `The URL is an OAuth authorization response: its ${describePart(response.part!)} is ${response.rule}, a pre-authenticated bearer that whoever opens or sees the URL can redeem.`);
+  }
   for (const hit of findCredentials(parts, oauth)) {
     findings.add(UrlFinding.credential, 'error', credentialMessage(hit.part === null ? 'the URL' : describePart(hit.part), hit.rule));
   }
