@@ -13,7 +13,8 @@ import { findLookalike } from './lookalike.js';
 import { describePart, urlParts, type UrlPart } from './parts.js';
 import { findPersonalData, type PersonalHit } from './personal.js';
 import { isSameOrSubdomain } from './protected.js';
-import { findRedirectTargets } from './redirects.js';
+import { findRedirectTargets, pathRedirectTarget, SHORTENERS, type RedirectTarget } from './redirects.js';
+import type { UrlAnalysis } from './types.js';
 import { hostSet, type Settings } from './settings.js';
 import type { HostJudgement } from './structure.js';
 
@@ -27,7 +28,7 @@ function isOAuthRequest(parts: readonly UrlPart[]): boolean {
   let marker = false;
   for (const p of parts) {
     if (p.where !== 'query' || p.name === null) continue;
-    if (p.key === 'clientid') clientId = true;
+    if (p.key === 'clientid' || p.key === 'clientkey') clientId = true;
     else if (p.key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(p.key)) marker = true;
   }
   return clientId && marker;
@@ -51,14 +52,17 @@ function credentialMessage(where: string, rule: string): string {
   return `The URL carries a credential in ${where} (${rule}); a URL is logged and shared, so anything in it leaks.`;
 }
 
-export function judgeContent(url: UrlView, host: HostJudgement, settings: Settings, findings: Findings): void {
+export function judgeContent(url: UrlView, host: HostJudgement, settings: Settings, findings: Findings, analyzeTarget: (href: string) => UrlAnalysis | null): void {
   const preauthenticated = findPreauthenticatedUrl(url.hostname, url.pathname, host.parts?.registrable ?? null);
   if (preauthenticated !== null) findings.add(UrlFinding.credential, 'error', `The URL is ${preauthenticated.rule}: whoever holds it can use it, so it must not be shown or logged.`);
   const inHost = findSecretInHost(url.hostname);
   if (inHost !== null) findings.add(UrlFinding.credential, 'error', credentialMessage('the host name', inHost.rule));
 
   const parts = urlParts(url);
-  if (parts.length === 0) return;
+  if (parts.length === 0) {
+    judgeRedirects(url, host, settings, findings, parts, false, analyzeTarget);
+    return;
+  }
   const oauth = isOAuthRequest(parts);
 
   const response = oauth ? null : findAuthorizationResponse(parts, url.pathname);
@@ -79,10 +83,39 @@ export function judgeContent(url: UrlView, host: HostJudgement, settings: Settin
     }
   }
 
+  judgeRedirects(url, host, settings, findings, parts, oauth, analyzeTarget);
+}
+
+/** What a redirect target's own analysis found that makes it blocked (http alone does not: native and test clients use it). */
+function blockingReason(analysis: UrlAnalysis): string | null {
+  for (const f of analysis.findings) if (f.severity === 'error' && f.code !== UrlFinding.scheme) return f.message;
+  return null;
+}
+
+function targetWhere(target: RedirectTarget): string {
+  const where = target.part === null ? 'path' : describePart(target.part);
+  return target.encoded ? `${where} (a base64-encoded URL)` : where;
+}
+
+/**
+ * Redirect-like parameters, base64-encoded URLs, a redirector's path target, and shorteners.
+ * Every target is shown and analysed like the URL itself (`analyzeTarget`; null when the
+ * analysis would nest too deep): a target that would be blocked blocks, another site warns, the
+ * `redirect_uri` of an OAuth authorization request is information, and the policy's
+ * `redirectHosts` (per server) turn any other target into a block.
+ */
+function judgeRedirects(url: UrlView, host: HostJudgement, settings: Settings, findings: Findings, parts: readonly UrlPart[], oauth: boolean, analyzeTarget: (href: string) => UrlAnalysis | null): void {
   const ownSite = host.parts?.registrable ?? null;
+  if (ownSite !== null && SHORTENERS.has(ownSite) && url.pathname.length > 1) {
+    findings.add(UrlFinding.shortener, 'warning', `The link goes through ${ownSite}, a URL shortener or redirector: where it leads cannot be shown before it is opened.`);
+  }
+  const targets = parts.length === 0 ? [] : findRedirectTargets(parts, url.href);
+  const inPath = pathRedirectTarget(host.parts?.label ?? null, url.pathname);
+  if (inPath !== null) targets.push({ kind: 'web', part: null, url: inPath, encoded: false });
+  if (targets.length === 0) return;
   const redirectSet = settings.redirectHosts.length > 0 ? hostSet(settings.redirectHosts) : null;
-  for (const target of findRedirectTargets(parts, url.href)) {
-    const where = describePart(target.part);
+  for (const target of targets) {
+    const where = targetWhere(target);
     if (target.kind === 'script') {
       findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to a "${target.scheme}:" URL, which runs code or opens local data instead of a web page.`);
       continue;
@@ -99,17 +132,24 @@ export function judgeContent(url: UrlView, host: HostJudgement, settings: Settin
       findings.add(UrlFinding.redirectNotAllowed, 'error', `The ${where} points to ${targetHost}, which is not in the policy's redirect hosts.`);
       continue;
     }
+    if (ip !== null || (targetParts !== null && (targetParts.registrable === null || !targetParts.knownSuffix))) {
+      findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which is not a registrable domain.`);
+      continue;
+    }
     const lookalike = targetParts !== null && targetParts.registrable !== null ? findLookalike(targetParts, settings.protectedDomains) : null;
     if (lookalike !== null && lookalike.severity === 'error') {
       findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which imitates ${lookalike.target}.`);
       continue;
     }
-    if (ip !== null || (targetParts !== null && (targetParts.registrable === null || !targetParts.knownSuffix))) {
-      findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which is not a registrable domain.`);
+    const analysis = analyzeTarget(target.url.href);
+    const reason = analysis === null ? null : blockingReason(analysis);
+    if (reason !== null) {
+      findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which would itself be blocked: ${reason}`);
       continue;
     }
-    const severity: Severity = oauth && target.part.key === 'redirecturi' ? 'info' : 'warning';
-    findings.add(UrlFinding.redirectOffsite, severity, `The ${where} sends you on to another site: ${targetHost}.`);
+    const severity: Severity = oauth && target.part?.key === 'redirecturi' ? 'info' : 'warning';
+    const shown = analysis?.display.host ?? targetHost;
+    const hop = analysis !== null && analysis.findings.some((f) => f.code === UrlFinding.shortener) ? ' (a URL shortener: its final target cannot be shown)' : '';
+    findings.add(UrlFinding.redirectOffsite, severity, `The ${where} sends you on to another site: ${shown}${hop}.`);
   }
 }
-

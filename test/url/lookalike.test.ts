@@ -112,10 +112,16 @@ describe('target embedding', () => {
     expect(codes(url)).toContain(UrlFinding.lookalikeEmbedded);
   });
 
-  it('only warns for the hyphenated form, which CDNs and AMP caches use for an origin', () => {
-    const a = judge('https://paypal-com.evil.net/');
-    expect(a.verdict).toBe('warn');
-    expect(a.findings[0]).toMatchObject({ code: UrlFinding.lookalikeEmbedded, severity: 'warning' });
+  it('blocks the brand written with a joiner in place of its dot, like the dotted form (issue 12)', () => {
+    for (const url of ['https://paypal-com.evil.net/', 'https://paypal_com.evil.net/', 'https://wwwpaypal-com.info/', 'https://amazon-co-uk.order-status.net/', 'https://github-com.pages.dev/']) {
+      const a = judge(url);
+      expect(a.verdict, url).toBe('block');
+      expect(a.findings[0], url).toMatchObject({ code: UrlFinding.lookalikeEmbedded, severity: 'error' });
+    }
+  });
+
+  it('only warns on the AMP cache form of an origin', () => {
+    expect(lookalike('www-paypal-com.cdn.ampproject.org')).toMatchObject({ code: UrlFinding.lookalikeEmbedded, severity: 'warning', target: 'paypal.com' });
   });
 
   it('only warns on the edge host names of CDNs', () => {

@@ -29,7 +29,12 @@ const KEYWORDS = [
   'account', 'activate', 'admin', 'coin', 'crypto', 'login', 'logout', 'password', 'secure', 'security', 'signin', 'signout',
   'wallet', 'verify', 'verification', 'update', 'support', 'billing', 'auth', 'confirm', 'recovery', 'recover', 'unlock',
   'validate', 'refund', 'invoice', 'payment', 'gift', 'giveaway', 'reward', 'claim', 'airdrop', 'share', 'helpdesk', 'trade',
+  // The lures of combosquats in phishing reports (issue 12: `<brand>-support`, `docs-<brand>`):
+  // account alerts, invitations, payouts, document envelopes, recovery and appeal pages, offers.
+  'restore', 'alert', 'invite', 'payout', 'envelope', 'copyright', 'appeal', 'premium', 'offer', 'findmy',
 ];
+/** Short lure words that count only as a whole token (`docs-github`, `binance-kyc`), never inside a word (`video`). */
+const WHOLE_TOKEN_KEYWORDS: ReadonlySet<string> = new Set(['id', 'kyc', 'free', 'jobs', 'docs', 'mfa', '2fa', 'otp', 'wallets']);
 const KEYWORD_SET: ReadonlySet<string> = new Set(KEYWORDS);
 const KEYWORD_RE = new RegExp(KEYWORDS.slice().sort((a, b) => b.length - a.length).join('|'), 'g');
 
@@ -41,7 +46,23 @@ const EDGE_HOST_DOMAINS: ReadonlySet<string> = new Set([
   'akadns.net', 'akamai.net', 'akamaiedge.net', 'akamaihd.net', 'akamaized.net', 'akahost.net', 'edgekey.net', 'edgesuite.net',
   'srip.net', 'trafficmanager.net', 'azureedge.net', 'azurefd.net', 'msedge.net', 'a-msedge.net', 'b-msedge.net', 'l-msedge.net',
   's-msedge.net', 'spo-msedge.net', 'nsatc.net', 'cloudflare.net', 'fastly.net', 'fastlylb.net', 'cloudfront.net', 'edgecastcdn.net',
-  'llnwd.net', 'alibabadns.com', 'cdngslb.com', 'tbcache.com', 'aaplimg.com', 'apple-dns.net',
+  'llnwd.net', 'alibabadns.com', 'cdngslb.com', 'tbcache.com', 'aaplimg.com', 'apple-dns.net', 'k-msedge.net', 'e-msedge.net',
+  't-msedge.net', 'dual-s-msedge.net', 'ampproject.org', 'ampproject.net',
+]);
+
+/**
+ * Generic top-level domains among the most abused for phishing (Interisle Consulting's
+ * "Phishing Landscape" and Spamhaus's most-abused TLD reports: cheap registrations), plus `.zip`
+ * and `.mov`, which read as file names. A protected brand as the whole site name under one of
+ * them blocks; under any other top-level domain (country codes included, where brands hold many
+ * defensive registrations) it warns.
+ */
+const ABUSED_TLDS: ReadonlySet<string> = new Set([
+  'top', 'xyz', 'icu', 'cfd', 'sbs', 'click', 'buzz', 'site', 'online', 'live', 'shop', 'info', 'ltd', 'cyou', 'co', 'rest', 'monster',
+  'quest', 'bond', 'vip', 'club', 'work', 'support', 'fun', 'space', 'website', 'store', 'today', 'cam', 'mom', 'lol', 'bar', 'beauty',
+  'hair', 'skin', 'makeup', 'boats', 'autos', 'homes', 'pics', 'best', 'world', 'life', 'win', 'bid', 'loan', 'men', 'date', 'racing',
+  'review', 'stream', 'download', 'accountant', 'faith', 'science', 'party', 'cricket', 'country', 'kim', 'gdn', 'link', 'help', 'email',
+  'host', 'press', 'uno', 'zip', 'mov', 'account', 'services', 'digital', 'center', 'sale', 'wang', 'ren',
 ]);
 
 /** Minimum label length for edit-distance matches (Chromium `kMinLengthForEditDistance`); curated brands from 4. */
@@ -122,7 +143,7 @@ function anyTokenInFilter(text: string, filter: Uint32Array): boolean {
   let length = 0;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 0x2e;
-    if (c !== 0x2e && c !== 0x2d) {
+    if (c !== 0x2e && c !== 0x2d && c !== 0x5f) {
       // `keyHash` reads at most MAX_HASHED characters of a key.
       if (length < MAX_HASHED) h = (Math.imul(h, HASH_BASE) + c) | 0;
       length++;
@@ -226,9 +247,23 @@ function anyKeyword(keys: readonly string[]): boolean {
 }
 
 function containsKeyword(text: string): boolean {
-  if (!KEYWORD_STARTS.mayContain(text)) return false;
-  KEYWORD_RE.lastIndex = 0;
-  return KEYWORD_RE.test(text);
+  if (KEYWORD_STARTS.mayContain(text)) {
+    KEYWORD_RE.lastIndex = 0;
+    if (KEYWORD_RE.test(text)) return true;
+  }
+  return hasWholeTokenKeyword(text);
+}
+
+/** A token of `text` (split at hyphens and dots) that is one of the short lure words. */
+function hasWholeTokenKeyword(text: string): boolean {
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
+    if (c !== 0x2e && c !== 0x2d) continue;
+    if (i - start >= 2 && i - start <= 7 && WHOLE_TOKEN_KEYWORDS.has(text.slice(start, i))) return true;
+    start = i + 1;
+  }
+  return false;
 }
 
 function match(code: UrlFindingCode, target: IndexedSite, how: string, severity: 'error' | 'warning' = 'error'): LookalikeMatch {
@@ -352,10 +387,12 @@ export class LookalikeIndex {
     if (homoglyph !== null) return homoglyph;
     const typosquat = this.typosquat(host, keys, firstHash);
     if (typosquat !== null) return typosquat;
+    const foreign = this.brandUnderForeignTld(host, keys[0]!, firstHash);
+    if (foreign !== null) return foreign;
     // The host's tokens serve the embedding, combo and subdomain checks: split them once, and
     // only for a host that has more than one token. Most ASCII hosts have no token that any of
     // those tables knows (one hashing pass over the text tells), and then no token can match.
-    const tokens = host.subdomain === '' && !host.label!.includes('-') ? null : host.idn || this.asciiTokensMayMatch(host, keys[0]!) ? this.tokens(host, keys[0]!) : NO_TOKENS;
+    const tokens = host.subdomain === '' && !/[-_]/.test(host.label!) && !keys[0]!.includes('-') ? null : host.idn || this.asciiTokensMayMatch(host, keys[0]!) ? this.tokens(host, keys[0]!) : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
     // glued target) or a keyword in the label; most hosts have neither, and are done here.
     if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !anyKeyword(keys)) return null;
@@ -364,6 +401,22 @@ export class LookalikeIndex {
     const combo = this.combo(host, keys, tokens);
     if (combo !== null) return combo;
     return embedding ?? this.brandInSubdomain(host, tokens);
+  }
+
+  /**
+   * A protected brand as the whole site name under a top-level domain it does not own
+   * (`paypal.xyz`): the brand's own domains are protected sites themselves and never get here.
+   */
+  private brandUnderForeignTld(host: HostParts, labelKey: string, labelHash: number): LookalikeMatch | null {
+    if (labelKey.length < MIN_EDIT_DISTANCE_CURATED || !this.distinctiveBrands.mayHave(labelHash)) return null;
+    const brand = this.firstForeign(this.distinctiveBrands.get(labelKey, labelHash), host);
+    if (brand === null || brand.site.label !== labelKey) return null;
+    const suffix = host.suffix ?? '';
+    const tld = suffix.slice(suffix.lastIndexOf('.') + 1);
+    // Country codes are where brands hold their national sites and defensive registrations.
+    if (tld.length === 2 && !ABUSED_TLDS.has(tld)) return null;
+    const severity = ABUSED_TLDS.has(tld) ? 'error' : 'warning';
+    return match(UrlFinding.lookalikeBrandTld, brand, 'puts under a top-level domain the brand does not own the brand of', severity);
   }
 
   private owns(indexed: IndexedSite, host: HostParts): boolean {
@@ -413,6 +466,13 @@ export class LookalikeIndex {
         const rest = key.charCodeAt(3) === 0x2d ? key.slice(4) : key.slice(3);
         const www = this.firstForeign(this.byLabelKey.get(rest), host);
         if (www !== null && rest.length >= MIN_EDIT_DISTANCE_CURATED) return match(UrlFinding.lookalikeTyposquat, www, 'glues "www" to');
+        // `wwwpaypal-com.info`: "www", the brand and its suffix joined by hyphens.
+        const hyphen = rest.indexOf('-');
+        if (hyphen >= MIN_EDIT_DISTANCE_CURATED) {
+          const suffix = rest.slice(hyphen + 1).replaceAll('-', '.');
+          const joined = this.byLabelKey.get(rest.slice(0, hyphen))?.find((c) => c.site.suffix === suffix && !this.owns(c, host));
+          if (joined !== undefined) return this.embedded(joined, host, 'error');
+        }
       }
       // Sound-alike and one-edit matches count only under the suffix of the site they imitate,
       // and most suffixes have no protected site long enough for them.
@@ -475,7 +535,9 @@ export class LookalikeIndex {
     const label = host.idn ? host.labelUnicode! : host.label!;
     if (sub !== '') splitTokens(host.idn ? sub : foldAscii(sub), '.', host.idn ? label : null, labelKey, keys, hashes, separators);
     const subdomainCount = keys.length;
-    splitTokens(host.idn ? label : labelKey, '', host.idn ? label : null, labelKey, keys, hashes, separators);
+    // An IDN label whose dash look-alike (`microsoft–com`) folds to a hyphen splits like ASCII.
+    const foldedSplit = host.idn && !label.includes('-') && labelKey.includes('-');
+    splitTokens(host.idn && !foldedSplit ? label : labelKey, '', host.idn && !foldedSplit ? label : null, labelKey, keys, hashes, separators);
     return { keys, hashes, separators, subdomainCount };
   }
 
@@ -493,7 +555,9 @@ export class LookalikeIndex {
     const { keys, hashes, separators } = tokens;
     let hyphenated: LookalikeMatch | null = null;
     for (let i = 0; i < keys.length; i++) {
-      const targets = this.dottedTargets.get(keys[i]!, hashes[i]);
+      let targets = this.dottedTargets.get(keys[i]!, hashes[i]);
+      // `wwwpaypal-com.info`: the brand behind a glued "www".
+      if (targets === undefined && keys[i]!.startsWith('www') && keys[i]!.length > 6) targets = this.dottedTargets.get(keys[i]!.slice(3));
       if (targets === undefined) continue;
       for (const candidate of targets) {
         const suffixLabels = candidate.suffixLabels;
@@ -508,8 +572,11 @@ export class LookalikeIndex {
         // `paypal.com.evil.net` reads as the real host; `paypal-com.evil.net` is also how CDNs and
         // AMP caches encode an origin's host name, so on its own it only warns (and never for a
         // brand that is an ordinary word).
+        // `paypal.com.evil.net` reads as the real host, and so does `paypal-com.evil.net` or
+        // `paypal_com.evil.net` with a joiner in place of the dot (issue 12); only CDN edge names
+        // built from a customer's host stay a warning (`embedded`).
         if (dotted) return this.embedded(candidate, host, 'error');
-        if (!candidate.site.commonWord) hyphenated ??= this.embedded(candidate, host, 'warning');
+        hyphenated ??= this.embedded(candidate, host, 'error');
       }
     }
     return this.glued(host, keys, hashes) ?? hyphenated;
@@ -536,7 +603,12 @@ export class LookalikeIndex {
   private combo(host: HostParts, keys: readonly string[], tokens: Tokens | null): LookalikeMatch | null {
     let keyword = false;
     for (const key of keys) {
-      if (!containsKeyword(key)) continue;
+      if (!containsKeyword(key)) {
+        // `githubid-github`: no keyword, but a brand glued to "id".
+        const id = key.includes('id-') || key.endsWith('id') ? this.comboInLabel(key, host) : null;
+        if (id !== null) return id;
+        continue;
+      }
       keyword = true;
       const hit = this.comboInLabel(key, host);
       if (hit !== null) return hit;
@@ -554,6 +626,20 @@ export class LookalikeIndex {
   /** `key` contains a keyword. */
   private comboInLabel(key: string, host: HostParts): LookalikeMatch | null {
     const parts = key.split('-');
+    // `githubid-github`: a brand glued to "id", the account-identity lure (`appleid`).
+    for (const part of parts) {
+      if (part.length < 6 || !part.endsWith('id')) continue;
+      const brand = this.firstForeign(this.distinctiveBrands.get(part.slice(0, -2)), host);
+      if (brand !== null) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
+    }
+    // `pay-pal-support`: a brand split by a hyphen, then a keyword.
+    if (parts.length > 2 && this.distinctiveBrandScanner.mayContain(parts.join(''))) {
+      for (let i = 0; i + 1 < parts.length; i++) {
+        const joined = parts[i]! + parts[i + 1]!;
+        const brand = this.firstForeign(this.distinctiveBrands.get(joined), host);
+        if (brand !== null && parts.some((p, j) => j !== i && j !== i + 1 && containsKeyword(p))) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
+      }
+    }
     // Distinctive brands count anywhere in the label (`paypallogin`, `oktaverify-mfa`), short ones as tokens (`aws-signin`).
     for (const part of parts) {
       const brand = this.firstForeign(this.distinctiveBrands.get(part), host);
@@ -617,13 +703,13 @@ function splitTokens(text: string, last: string, unicodeLabel: string | null, la
   let start = 0;
   for (let i = 0; i <= text.length; i++) {
     const ch = i < text.length ? text.charCodeAt(i) : -1;
-    if (ch !== 0x2e && ch !== 0x2d && ch !== -1) continue;
+    if (ch !== 0x2e && ch !== 0x2d && ch !== 0x5f && ch !== -1) continue;
     if (i > start) {
       const token = text.slice(start, i);
       const key = unicodeLabel === null ? token : token === unicodeLabel ? labelKey : keyOf(token);
       keys.push(key);
       hashes.push(keyHash(key));
-      separators.push(ch === 0x2e ? '.' : ch === 0x2d ? '-' : last);
+      separators.push(ch === 0x2e ? '.' : ch === 0x2d || ch === 0x5f ? '-' : last);
     }
     start = i + 1;
   }
