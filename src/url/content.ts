@@ -5,15 +5,15 @@
 import type { Severity } from '../protocol/verdict.js';
 import type { UrlView } from './canonical.js';
 import { UrlFinding } from './codes.js';
-import { findAuthorizationResponse, findCredentials, findPreauthenticatedUrl, findSecretInHost } from './credentials.js';
+import { findAuthorizationResponse, findCredentials, findPreauthenticatedUrl, findSecretInHost, isCredentialName, isSecretContext } from './credentials.js';
 import type { Findings } from './findings.js';
 import { hostParts, isLocalhostName } from './host.js';
 import { classifyIp } from './ip.js';
 import { findLookalike } from './lookalike.js';
 import { describePart, urlParts, type UrlPart } from './parts.js';
-import { findPersonalData, type PersonalHit } from './personal.js';
+import { findPersonalData, isPersonalName, type PersonalHit } from './personal.js';
 import { isSameOrSubdomain } from './protected.js';
-import { findRedirectTargets, pathRedirectTarget, SHORTENERS, type RedirectTarget } from './redirects.js';
+import { findRedirectTargets, isRedirectName, pathRedirectTarget, SHORTENERS, type RedirectTarget } from './redirects.js';
 import type { UrlAnalysis } from './types.js';
 import { hostSet, type Settings } from './settings.js';
 import type { HostJudgement } from './structure.js';
@@ -32,6 +32,28 @@ function isOAuthRequest(parts: readonly UrlPart[]): boolean {
     else if (p.key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(p.key)) marker = true;
   }
   return clientId && marker;
+}
+
+/**
+ * False only for a part that no content rule can match: a value (and decoded literal) under 7
+ * characters with no `@`, `(` or `[`, a name under 12 characters that no name list knows, and for
+ * a path segment, no secret-naming segment before it. Every rule of `credentials.ts`,
+ * `personal.ts` and `redirects.ts` needs one of those (test/url/differential.test.ts holds the
+ * gated engine to the ungated reference).
+ */
+function isKnownName(key: string): boolean {
+  return isCredentialName(key) || isPersonalName(key) || isRedirectName(key);
+}
+
+function mayCarryData(part: UrlPart): boolean {
+  const value = part.value;
+  if (value.length >= 7 || part.literal.length >= 7) return true;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x40 || c === 0x28 || c === 0x5b) return true;
+  }
+  if (part.name !== null) return part.name.length >= 12 || isKnownName(part.key);
+  return part.context !== '' && isSecretContext(part.context);
 }
 
 const DATA_WORDS: Record<PersonalHit['kind'], string> = {
@@ -69,10 +91,13 @@ export function judgeContent(url: UrlView, host: HostJudgement, settings: Settin
   if (response !== null) {
     findings.add(UrlFinding.credential, 'error', `The URL is an OAuth authorization response: its ${describePart(response.part!)} is ${response.rule}, a pre-authenticated bearer that whoever opens or sees the URL can redeem.`);
   }
-  for (const hit of findCredentials(parts, oauth)) {
+  // The content gate: most parts are short values under names no rule knows, and no credential,
+  // personal-data or redirect rule can match them; the scans below only see the others.
+  const loud = parts.filter(mayCarryData);
+  for (const hit of findCredentials(loud, oauth)) {
     findings.add(UrlFinding.credential, 'error', credentialMessage(hit.part === null ? 'the URL' : describePart(hit.part), hit.rule));
   }
-  for (const hit of findPersonalData(parts)) {
+  for (const hit of findPersonalData(loud)) {
     const what = DATA_WORDS[hit.kind];
     if (hit.payment) {
       findings.add(UrlFinding.paymentData, 'error', `The URL carries ${what} in ${describePart(hit.part)}; payment data must never travel in a URL.`);
@@ -83,7 +108,7 @@ export function judgeContent(url: UrlView, host: HostJudgement, settings: Settin
     }
   }
 
-  judgeRedirects(url, host, settings, findings, parts, oauth, analyzeTarget);
+  judgeRedirects(url, host, settings, findings, loud, oauth, analyzeTarget);
 }
 
 /** What a redirect target's own analysis found that makes it blocked (http alone does not: native and test clients use it). */

@@ -183,6 +183,16 @@ export function shapedSecret(value: string): SecretMatch | null {
   return null;
 }
 
+/** True when a parameter name is one the credential rules read (`content.ts`'s gate). */
+export function isCredentialName(key: string): boolean {
+  return nameClass(key) !== null;
+}
+
+/** True when a path segment makes the next one a credential candidate (`content.ts`'s gate). */
+export function isSecretContext(context: string): boolean {
+  return ALWAYS_SECRET.has(context) || PATH_SECRET_CONTEXT.has(context);
+}
+
 function namedCredential(part: UrlPart): string | null {
   const cls = nameClass(part.key);
   if (cls === null) return null;

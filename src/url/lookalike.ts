@@ -750,13 +750,19 @@ function extraIndex(extra: readonly string[]): LookalikeIndex | null {
 export function findLookalike(host: HostParts, extra: readonly string[] = []): LookalikeMatch | null {
   const policyIndex = extraIndex(extra);
   const registrable = host.registrable;
-  if (registrable !== null && ((policyIndex !== null && policyIndex.sites.has(registrable)) || SKELETON_ONLY_SITES.has(registrable))) return null;
+  if (registrable !== null && policyIndex !== null && policyIndex.sites.has(registrable)) return null;
   const builtIn = BUILT_IN_INDEX.match(host);
-  if (builtIn?.severity === 'error') return builtIn;
+  if (builtIn?.severity === 'error') return ownedBySkeletonOnlySite(registrable) ? null : builtIn;
+  // `homographOf` answers null for a site on its own list.
   const homograph = host.idn ? SKELETON_INDEX.homographOf(host) : null;
   if (homograph !== null) return homograph;
-  if (policyIndex === null) return builtIn;
-  const fromPolicy = policyIndex.match(host);
-  if (fromPolicy?.severity === 'error') return fromPolicy;
-  return builtIn ?? fromPolicy;
+  const fromPolicy = policyIndex === null ? null : policyIndex.match(host);
+  const found = fromPolicy?.severity === 'error' ? fromPolicy : (builtIn ?? fromPolicy);
+  // The rest of Chromium's list is asked only once something matched: most hosts match nothing.
+  return found === null || ownedBySkeletonOnlySite(registrable) ? null : found;
+}
+
+/** A site on the skeleton-only part of the protected list is not a look-alike of any other. */
+function ownedBySkeletonOnlySite(registrable: string | null): boolean {
+  return registrable !== null && SKELETON_ONLY_SITES.has(registrable);
 }

@@ -184,6 +184,11 @@ function isPostalAddress(part: UrlPart): boolean {
   return value.length >= 5 && value.length <= 200 && STREET_VALUE.test(value) && LETTER_WORD.test(value);
 }
 
+/** True when a parameter name is one the personal or payment rules read by name (`content.ts`'s gate). */
+export function isPersonalName(key: string): boolean {
+  return NAMED_KINDS.has(key) || PHONE_NAMES.has(key) || CARD_NAMES.has(key) || CARD_CODE_NAMES.has(key) || BANK_NAMES.has(key) || (ADDRESS_NAME.test(key) && !NOT_POSTAL.test(key));
+}
+
 function personal(part: UrlPart): PersonalKind | null {
   const value = part.value;
   if (hasEmail(value)) return 'email';

@@ -14,6 +14,11 @@ const REDIRECT_NAMES = new Set([
   'q', 'u', 'to', 'r', 'link', 'out', 'redir', 'go', 'href', 'src', 'ref', 'returnpath',
 ]);
 
+/** True when a parameter name is a redirect-like one (`content.ts`'s gate). */
+export function isRedirectName(key: string): boolean {
+  return REDIRECT_NAMES.has(key);
+}
+
 export type RedirectTarget =
   | { readonly kind: 'web'; readonly part: UrlPart | null; readonly url: URL; readonly encoded: boolean }
   | { readonly kind: 'script'; readonly part: UrlPart | null; readonly scheme: string; readonly encoded: boolean };
