@@ -218,3 +218,15 @@ describe('the shipped URL corpus (fixtures/urls)', () => {
     expect(summary.labelled.malicious.rows).toBe(parseRows(malicious).length);
   });
 });
+
+describe('eval: URL sets file by file', () => {
+  it('reports each --urls file on its own, next to the totals', async () => {
+    const { summary } = await runJson(['--urls', fileURLToPath(new URL('../../fixtures/urls/blind/blind.jsonl', import.meta.url)), '--urls', fileURLToPath(new URL('../../fixtures/urls/real-world.jsonl', import.meta.url))]);
+    expect(summary.labelled.byFile.map((f) => f.file.split('/').slice(-1)[0])).toEqual(['blind.jsonl', 'real-world.jsonl']);
+    const [blind, real] = summary.labelled.byFile;
+    expect(blind!.rows + real!.rows).toBe(summary.labelled.rows);
+    expect(blind!.malicious + real!.malicious).toBe(summary.labelled.malicious.rows);
+    expect(blind!.blocked).toBe(blind!.malicious);
+    expect(real!.legitimateBlocked).toBe(0);
+  });
+});
