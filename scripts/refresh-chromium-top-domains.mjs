@@ -54,9 +54,11 @@ const text = from !== undefined ? readFileSync(from, 'utf8') : await download();
 const { top, rest } = parseDomainsList(text);
 if (top.length < 100 || rest.length < 1000) throw new Error(`domains.list looks truncated (${top.length} top, ${rest.length} other domains)`);
 const revision = argument('--revision') ?? (from !== undefined ? 'unknown' : 'main');
+// The license travels with the data into dist/ (the JSON is what the package ships).
+const licenseText = readFileSync(join(DATA, 'LICENSE.chromium'), 'utf8');
 writeFileSync(join(DATA, 'chromium-top-domains.list'), text);
 writeFileSync(
   join(DATA, 'chromium-top-domains.json'),
-  JSON.stringify({ source: `chromium/src ${PATH}`, revision, license: 'BSD-3-Clause, see LICENSE.chromium', top, rest }) + '\n',
+  JSON.stringify({ source: `chromium/src ${PATH}`, revision, license: 'BSD-3-Clause', licenseText, top, rest }) + '\n',
 );
 console.log(`chromium-top-domains: ${top.length} top-bucket and ${rest.length} other domains (revision ${revision})`);
