@@ -9,7 +9,7 @@
  */
 import { UrlFinding, type UrlFindingCode } from './codes.js';
 import { toUnicodeHost, type HostParts } from './host.js';
-import { BRAND_ALIASES, BUILT_IN_SITES, SKELETON_ONLY_SITES, COMMON_WORD_LABELS, GENERIC_WORD_LABELS, toProtectedSite, type ProtectedSite } from './protected.js';
+import { BRAND_ALIASES, BUILT_IN_SITES, skeletonOnlySites, COMMON_WORD_LABELS, GENERIC_WORD_LABELS, toProtectedSite, type ProtectedSite } from './protected.js';
 import { cachedByList } from './settings.js';
 import { foldAscii, labelKey as keyOf, labelKeys } from './skeleton.js';
 import { editDistanceAtMostOne, HASH_BASE, HASHES, hasOneSwap, isLikelyEditDistanceFalsePositive, isPlausibleTypo, keyHash, MAX_HASHED, neighbourhoodHashes, phoneticKey } from './typo.js';
@@ -368,19 +368,6 @@ export class LookalikeIndex {
     return this.strongest(host, keys, firstHash);
   }
 
-  /** Only the homograph (skeleton) match of an IDN host, for lists that protect against nothing else. */
-  homographOf(host: HostParts): LookalikeMatch | null {
-    if (!host.idn || host.registrable === null || host.labelUnicode === null || this.sites.has(host.registrable)) return null;
-    if (!/[^\x00-\x7f]/.test(host.labelUnicode)) return null;
-    // The whole registrable domain's skeleton, as Chromium matches its top domains (not the label
-    // alone under another suffix: `sağlık.net` is not `saglik.gov.tr`).
-    for (const key of labelKeys(host.labelUnicode)) {
-      const same = this.firstForeign(this.byRegistrableKey.get(`${key}.${host.suffix}`), host);
-      if (same !== null) return match(UrlFinding.lookalikeHomoglyph, same, 'looks the same as');
-    }
-    return null;
-  }
-
   /** `keys` are the label's look-alike keys, `firstHash` the `keyHash` of the first. */
   private strongest(host: HostParts, keys: readonly string[], firstHash: number): LookalikeMatch | null {
     const homoglyph = this.homoglyph(host, keys);
@@ -724,8 +711,36 @@ function isEdgeSuffixSite(host: HostParts): boolean {
 }
 
 const BUILT_IN_INDEX = new LookalikeIndex(BUILT_IN_SITES.values(), BRAND_ALIASES);
-/** The rest of Chromium's top-domain list, for homographs of IDN hosts only. */
-const SKELETON_INDEX = new LookalikeIndex(SKELETON_ONLY_SITES.values());
+/**
+ * The rest of Chromium's top-domain list, for homographs of IDN hosts only: the skeleton of each
+ * whole registrable domain, built the first time an IDN host is judged.
+ */
+let skeletonIndex: ReadonlyMap<string, readonly ProtectedSite[]> | undefined;
+
+function skeletonIndexOf(): ReadonlyMap<string, readonly ProtectedSite[]> {
+  if (skeletonIndex !== undefined) return skeletonIndex;
+  const index = new Map<string, ProtectedSite[]>();
+  for (const site of skeletonOnlySites().values()) {
+    const key = `${labelKeys(toUnicodeHost(site.label))[0]!}.${site.suffix}`;
+    const list = index.get(key);
+    if (list === undefined) index.set(key, [site]);
+    else list.push(site);
+  }
+  return (skeletonIndex = index);
+}
+
+/** A homograph of a site on the skeleton-only list: the whole registrable domain's skeleton, as Chromium matches its top domains. */
+function skeletonOnlyHomograph(host: HostParts): LookalikeMatch | null {
+  if (host.registrable === null || host.labelUnicode === null || !/[^\x00-\x7f]/.test(host.labelUnicode)) return null;
+  const index = skeletonIndexOf();
+  for (const key of labelKeys(host.labelUnicode)) {
+    for (const site of index.get(`${key}.${host.suffix}`) ?? NONE) {
+      if (host.ascii === site.domain || host.ascii.endsWith('.' + site.domain)) continue;
+      return { code: UrlFinding.lookalikeHomoglyph, severity: 'error', target: site.domain, how: 'looks the same as' };
+    }
+  }
+  return null;
+}
 const EXTRA_CACHE = new WeakMap<readonly string[], { readonly length: number; readonly value: LookalikeIndex | null }>();
 
 function buildExtraIndex(extra: readonly string[]): LookalikeIndex | null {
@@ -753,8 +768,7 @@ export function findLookalike(host: HostParts, extra: readonly string[] = []): L
   if (registrable !== null && policyIndex !== null && policyIndex.sites.has(registrable)) return null;
   const builtIn = BUILT_IN_INDEX.match(host);
   if (builtIn?.severity === 'error') return ownedBySkeletonOnlySite(registrable) ? null : builtIn;
-  // `homographOf` answers null for a site on its own list.
-  const homograph = host.idn ? SKELETON_INDEX.homographOf(host) : null;
+  const homograph = host.idn && !ownedBySkeletonOnlySite(registrable) ? skeletonOnlyHomograph(host) : null;
   if (homograph !== null) return homograph;
   const fromPolicy = policyIndex === null ? null : policyIndex.match(host);
   const found = fromPolicy?.severity === 'error' ? fromPolicy : (builtIn ?? fromPolicy);
@@ -764,5 +778,5 @@ export function findLookalike(host: HostParts, extra: readonly string[] = []): L
 
 /** A site on the skeleton-only part of the protected list is not a look-alike of any other. */
 function ownedBySkeletonOnlySite(registrable: string | null): boolean {
-  return registrable !== null && SKELETON_ONLY_SITES.has(registrable);
+  return registrable !== null && skeletonOnlySites().has(registrable);
 }

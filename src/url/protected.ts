@@ -149,18 +149,23 @@ function buildChromiumRest(): ReadonlyMap<string, ProtectedSite> {
   return sites;
 }
 
+let skeletonOnly: ReadonlyMap<string, ProtectedSite> | undefined;
+
 /**
  * The rest of Chromium's top-domain list: protected against homographs (skeleton and
  * whole-script-confusable matches), not against typos or keyword combinations, as in Chromium.
+ * Built on first use (most processes judge few URLs, and most hosts never need it), once.
  */
-export const SKELETON_ONLY_SITES: ReadonlyMap<string, ProtectedSite> = buildChromiumRest();
+export function skeletonOnlySites(): ReadonlyMap<string, ProtectedSite> {
+  return (skeletonOnly ??= buildChromiumRest());
+}
 
 /** Where the top-sites part of the list came from (e.g. `top-sites@1.1.222`). */
 export const TOP_SITES_SOURCE: string = (topSites as { source: string }).source;
 
 /** The built-in protected registrable domains, plus `extra` (e.g. `policy.url.protectedDomains`). */
 export function protectedDomains(extra: readonly string[] = []): string[] {
-  const out = new Set([...BUILT_IN_SITES.keys(), ...SKELETON_ONLY_SITES.keys()]);
+  const out = new Set([...BUILT_IN_SITES.keys(), ...skeletonOnlySites().keys()]);
   for (const host of extra) {
     const site = toProtectedSite(host, true);
     if (site !== null) out.add(site.domain);
