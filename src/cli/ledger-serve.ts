@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { MemoryLedger } from '../ledger/memory.js';
-import { SqliteLedger } from '../ledger/sqlite.js';
+import { ledgerExists, openLedger, parseLedgerSpec, type LedgerLocation } from '../ledger/open.js';
 import type { Ledger } from '../ledger/types.js';
 import { GuardError } from '../protocol/errors.js';
 import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.js';
@@ -16,8 +14,9 @@ manual controls of "ledger recover|confirm|cancel". It prints an access link onc
 exchanges the key for a session cookie. Stop it with Ctrl-C.
 
 options:
-  --ledger FILE       the ledger file (default: $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite);
-                      "memory" serves an empty in-memory ledger
+  --ledger FILE|URL   the ledger file (default: $MCP_GUARD_LEDGER, else
+                      $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite), a postgres:// URL, or
+                      "memory" (an empty in-memory ledger)
   --port N            the port on 127.0.0.1 (default: a free one)
   --open              open the access link in the system browser
   --listen-anywhere   listen on every address, not only loopback (anyone who can reach the machine
@@ -59,23 +58,28 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   }
   if (positionals.length > 0) throw new UsageError('ledger serve takes no positional arguments');
   const port = values.port === undefined ? 0 : parsePort(values.port, '--port');
-  let ledger: Ledger;
-  let switchDir: string | null = null;
-  if (values.ledger === 'memory') ledger = new MemoryLedger();
-  else {
-    const file = values.ledger !== undefined ? resolve(io.cwd, values.ledger) : defaultLedgerPath(io.env ?? process.env, homedir());
-    switchDir = dirname(file);
-    if (!existsSync(file)) {
-      writeLine(io.stderr, `mcp-elicitation-guard ledger serve: no ledger at ${file} (the proxy creates it on first use; pass --ledger FILE or --ledger memory)`);
-      return Exit.usage;
-    }
-    try {
-      ledger = await SqliteLedger.open(file);
-    } catch (error) {
-      writeLine(io.stderr, `mcp-elicitation-guard ledger serve: ${GuardError.is(error) ? `${error.code}: ` : ''}${(error as Error).message}`);
-      return Exit.usage;
-    }
+  const env = io.env ?? process.env;
+  const spec = values.ledger ?? (env.MCP_GUARD_LEDGER !== undefined && env.MCP_GUARD_LEDGER !== '' ? env.MCP_GUARD_LEDGER : defaultLedgerPath(env, homedir()));
+  let location: LedgerLocation;
+  try {
+    location = parseLedgerSpec(spec, io.cwd);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
+  if (location.kind === 'sqlite' && !ledgerExists(location)) {
+    writeLine(io.stderr, `mcp-elicitation-guard ledger serve: no ledger at ${location.display} (the proxy creates it on first use; pass --ledger FILE or --ledger memory)`);
+    return Exit.usage;
+  }
+  let ledger: Ledger;
+  try {
+    ledger = await openLedger(location);
+  } catch (error) {
+    writeLine(io.stderr, `mcp-elicitation-guard ledger serve: ${GuardError.is(error) ? `${error.code}: ` : ''}${(error as Error).message}`);
+    return Exit.usage;
+  }
+  // The rollback switch the proxies follow: beside a SQLite ledger file, in the state directory for a
+  // PostgreSQL ledger (the proxies of this machine), none for a ledger in memory.
+  const switchDir = location.kind === 'sqlite' ? dirname(location.target) : location.kind === 'postgres' ? dirname(defaultLedgerPath(env, homedir())) : null;
   const listenAnywhere = values['listen-anywhere'] === true;
   // Loaded here so the other commands never load the web server.
   const { startQueryPage } = await import('../ui/server.js');
@@ -93,7 +97,7 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   if (listenAnywhere) writeLine(io.stderr, `mcp-elicitation-guard ledger serve: WARNING: listening on every address (port ${page.port}); anyone who can reach this machine and has the key can change flows`);
   // Printed once: the key is in this line only, and opening it swaps it for a cookie.
   writeLine(io.stdout, `query page: ${page.accessUrl}`);
-  writeLine(io.stderr, `mcp-elicitation-guard ledger serve: serving ${values.ledger === 'memory' ? 'an in-memory ledger' : 'the ledger'} at ${page.url}/ (Ctrl-C stops it)`);
+  writeLine(io.stderr, `mcp-elicitation-guard ledger serve: serving ${location.kind === 'memory' ? 'an in-memory ledger' : `the ledger ${location.display}`} at ${page.url}/ (Ctrl-C stops it)`);
   if (values.open === true) {
     const open = io.openUrl ?? (async (url: string) => void (await (await import('open')).default(url)));
     await open(page.accessUrl).catch((error: unknown) => writeLine(io.stderr, `mcp-elicitation-guard ledger serve: cannot open a browser (${(error as Error).message}); open the link above`));

@@ -9,7 +9,7 @@ import { HttpUpstream } from '../adapters/proxy/http.js';
 import { ElicitationProxy } from '../adapters/proxy/proxy.js';
 import { createGuard, type Guard } from '../core/guard.js';
 import { MemoryLedger } from '../ledger/memory.js';
-import { SqliteLedger } from '../ledger/sqlite.js';
+import { openLedger, parseLedgerSpec } from '../ledger/open.js';
 import type { Ledger } from '../ledger/types.js';
 import { defaultPolicy, loadPolicy } from '../policy/policy.js';
 import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.js';
@@ -28,8 +28,12 @@ through the guard. stdout carries only the protocol; diagnostics go to stderr.
 options:
   --policy FILE        policy file (default: the built-in production policy)
   --server KEY         the server's key in the policy's "servers" overrides
-  --ledger FILE        SQLite ledger (default: $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite);
-                       "memory" keeps receipts in memory only
+  --ledger FILE|URL    SQLite ledger (default: $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite),
+                       a postgres://user@host/db URL shared by many proxies (the password from
+                       PGPASSWORD or ~/.pgpass), or "memory" to keep receipts in memory only;
+                       default also from MCP_GUARD_LEDGER
+  --session-key KEY    lineage scope shared with other proxies on the same ledger: each original
+                       operation's final answer is accepted at most once between them
   --audit FILE         append the redacted audit log (JSON Lines) to FILE
   --subject ID         the verified user subject recorded in navigation records
   --upstream-url URL   a Streamable HTTP server instead of a child process
@@ -48,6 +52,7 @@ const OPTIONS = {
   ledger: { type: 'string' },
   audit: { type: 'string' },
   subject: { type: 'string' },
+  'session-key': { type: 'string' },
   'upstream-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -86,7 +91,9 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
 
   const log = (line: string) => writeLine(io.stderr, line);
   const policy = values.policy === undefined ? defaultPolicy : loadPolicy(resolve(io.cwd, values.policy));
-  const ledger = await openLedger(values.ledger, io, log);
+  const ledgerSpec = values.ledger ?? nonEmpty((io.env ?? process.env)['MCP_GUARD_LEDGER']);
+  const ledger = await openProxyLedger(ledgerSpec, io, log);
+  if (ledger === null) return Exit.usage;
   const audit: AuditLog | null = values.audit === undefined ? null : createAuditLog(resolve(io.cwd, values.audit));
   let proxy: ElicitationProxy | null = null;
   let page: QueryPageServer | null = null;
@@ -94,6 +101,7 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
     policy,
     ...(values.server === undefined ? {} : { server: values.server }),
     ...(values.subject === undefined ? {} : { subject: values.subject }),
+    ...(values['session-key'] === undefined ? {} : { sessionKey: values['session-key'] }),
     ledger,
     onEvent: (event: GuardEvent) => {
       audit?.write(event);
@@ -104,12 +112,12 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
     },
   });
   // The rollback switch beside the ledger file (none for a ledger in memory): followed at start and every second.
-  const switchFile = values.ledger === 'memory' ? null : new RollbackFile(uiDirectory(values.ledger, io));
+  const switchFile = ledgerSpec === 'memory' ? null : new RollbackFile(uiDirectory(ledgerSpec, io));
   const unfollow = switchFile === null ? null : followRollback(switchFile, guard, log);
   let accessFile: string | null = null;
   if (uiPort !== null) {
     const rollback = switchFile === null ? guardRollback(guard) : fileRollback(switchFile, guard);
-    const started = await startUi(uiPort, { ledger, guard, rollback, log, dir: uiDirectory(values.ledger, io) });
+    const started = await startUi(uiPort, { ledger, guard, rollback, log, dir: uiDirectory(ledgerSpec, io) });
     page = started?.page ?? null;
     accessFile = started?.accessFile ?? null;
   }
@@ -160,10 +168,12 @@ function takeUiOption(own: readonly string[]): { rest: string[]; uiPort: number 
   return { rest, uiPort };
 }
 
-/** Where the access link file goes: beside the ledger file (the state directory for "memory"). */
+/** Where the access link file and the rollback switch go: beside a SQLite ledger file, else in the state directory. */
 function uiDirectory(option: string | undefined, io: ProxyIo): string {
-  if (option === undefined || option === 'memory') return dirname(defaultLedgerPath(io.env ?? process.env, homedir()));
-  return dirname(resolve(io.cwd, option));
+  const stateDir = dirname(defaultLedgerPath(io.env ?? process.env, homedir()));
+  if (option === undefined || option === 'memory') return stateDir;
+  const location = parseLedgerSpec(option, io.cwd);
+  return location.kind === 'sqlite' ? dirname(location.target) : stateDir;
 }
 
 /**
@@ -194,17 +204,36 @@ async function startUi(port: number, options: { ledger: Ledger; guard: Guard; ro
   return { page, accessFile };
 }
 
-async function openLedger(option: string | undefined, io: ProxyIo, log: (line: string) => void): Promise<Ledger> {
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The proxy's ledger. A SQLite file that cannot be opened falls back to memory with a line on
+ * stderr (the host keeps working). A PostgreSQL URL connects lazily: while the database cannot be
+ * reached, the proxy runs and every URL elicitation fails closed (`E_LEDGER_UNAVAILABLE`) until it
+ * answers again; a PostgreSQL ledger that cannot be used at all (no pg installed, a newer schema)
+ * stops the proxy (null), since a silent memory fallback would break at-most-once across proxies.
+ */
+async function openProxyLedger(option: string | undefined, io: ProxyIo, log: (line: string) => void): Promise<Ledger | null> {
   if (option === 'memory') return new MemoryLedger();
-  const file = option === undefined ? defaultLedgerPath(io.env ?? process.env, homedir()) : resolve(io.cwd, option);
+  const location = parseLedgerSpec(option ?? defaultLedgerPath(io.env ?? process.env, homedir()), io.cwd);
+  if (location.kind === 'postgres') {
+    try {
+      const ledger = await openLedger(location, { lazy: true });
+      const health = (ledger as { health?: () => { up: boolean; reason: string | null } }).health?.();
+      if (health !== undefined && !health.up) log(`mcp-elicitation-guard proxy: the ledger at ${location.display} cannot be reached yet (${health.reason ?? 'unknown'}); URL elicitations fail closed until it answers`);
+      return ledger;
+    } catch (error) {
+      log(`mcp-elicitation-guard proxy: cannot use the ledger at ${location.display}: ${(error as Error).message}`);
+      return null;
+    }
+  }
   try {
-    const { mkdirSync } = await import('node:fs');
-    const { dirname } = await import('node:path');
-    mkdirSync(dirname(file), { recursive: true });
-    return await SqliteLedger.open(file);
+    return await openLedger(location, { createDirectories: true });
   } catch (error) {
     // The guard must not stop a host from working because receipts cannot be made durable: it says so.
-    log(`mcp-elicitation-guard proxy: cannot open the SQLite ledger ${file} (${(error as Error).message}); receipts are kept in memory only`);
+    log(`mcp-elicitation-guard proxy: cannot open the SQLite ledger ${location.target} (${(error as Error).message}); receipts are kept in memory only`);
     return new MemoryLedger();
   }
 }
