@@ -32,7 +32,7 @@ describe('mcp-elicitation-guard ledger serve', () => {
     const file = join(tmp.dir, 'ledger.sqlite');
     await (await SqliteLedger.open(file)).close();
     const { mem, signals, exit, accessUrl } = await serving(['--ledger', 'ledger.sqlite']);
-    expect(mem.stderr()).toMatch(/serving the ledger at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl-C stops it\)/);
+    expect(mem.stderr()).toMatch(/serving the ledger \S+ledger\.sqlite at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl-C stops it\)/);
     expect(mem.stderr()).not.toContain(new URL(accessUrl).searchParams.get('key')!);
     const login = await fetch(accessUrl, { redirect: 'manual' });
     expect(login.status).toBe(303);
