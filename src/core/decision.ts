@@ -1,4 +1,4 @@
-import type { GuardEvent } from '../audit/events.js';
+import type { GuardEvent } from './events.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 
 /**

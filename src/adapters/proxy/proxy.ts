@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { GuardEvent } from '../../audit/events.js';
+import type { GuardEvent } from '../../core/events.js';
 import type { Decision } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
