@@ -192,6 +192,8 @@ interface FlowEntry<A> {
   readonly lineage: Lineage | null;
   /** The host answers this elicitation on the wire (`elicitation/create`), so consent is seen there. */
   readonly answeredOnWire: boolean;
+  /** The server request that presented it (`null` for a `-32042` entry): only its answer speaks for this flow. */
+  readonly requestId: JsonRpcId | null;
   consent: ConsentReceipt | null;
   /** Settles when the consent receipt is in the store; rejects when it could not be written. */
   consentDurable: Promise<void>;
@@ -407,7 +409,8 @@ export class FlowBook<A = unknown> {
     }
     if (pending.mode === 'form') return { ruling: 'form', requestedSchema: pending.requestedSchema };
     const entry = elicitationId === null ? undefined : this.#flows.get(elicitationId);
-    if (entry === undefined) return URL_ANSWER;
+    // An answer to an earlier request for an id the server sent again does not speak for the flow it shows now.
+    if (entry === undefined || entry.requestId !== id) return URL_ANSWER;
     const state = entry.flow.state;
     if (action === 'accept' && (state === 'CANCELLED' || state === 'DECLINED')) {
       // The user (or the server) ended this flow through the guard: a late accept must not reach the server.
@@ -446,7 +449,7 @@ export class FlowBook<A = unknown> {
   /** A URL elicitation is about to reach the user: record it and put it in review. Returns its lineage kind. */
   presented(serverRequestId: JsonRpcId, event: PresentedEvent<A>): LineageKind | null {
     const lineage = this.#attribute(event.relatedTaskId);
-    this.#present(event, lineage, true);
+    this.#present(event, lineage, serverRequestId);
     this.#serverRequests.put(serverRequestId, { mode: 'url', requestedSchema: null, elicitationId: event.elicitationId });
     return lineage?.kind ?? null;
   }
@@ -460,7 +463,7 @@ export class FlowBook<A = unknown> {
     const lineage = createLineage('error-retry', { sessionId: this.#sessionId, generation: this.#generation }, responseId, digest, this.#deps.clock() + this.#ttlMs);
     this.#byDigest.delete(digest);
     this.#byDigest.put(digest, lineage);
-    for (const entry of entries) this.#present(entry, lineage, false);
+    for (const entry of entries) this.#present(entry, lineage, null);
   }
 
   /** The server withdrew one of its requests (`notifications/cancelled`). The pending answer stays checked. */
@@ -468,7 +471,7 @@ export class FlowBook<A = unknown> {
     const pending = this.#serverRequests.get(requestId);
     if (typeof pending !== 'object' || pending.elicitationId === null) return;
     const entry = this.#flows.get(pending.elicitationId);
-    if (entry === undefined) return;
+    if (entry === undefined || entry.requestId !== requestId) return;
     if (entry.notice === 'pending') entry.notice = 'finished';
     if (entry.flow.state !== 'USER_REVIEW') return;
     this.#move(entry, 'CANCELLED', 'server-cancelled');
@@ -755,7 +758,7 @@ export class FlowBook<A = unknown> {
 
   // ---------------------------------------------------------------- flows
 
-  #present(event: PresentedEvent<A>, lineage: Lineage | null, answeredOnWire: boolean): void {
+  #present(event: PresentedEvent<A>, lineage: Lineage | null, requestId: JsonRpcId | null): void {
     const { record, stateNonce } = createNavigation(
       {
         elicitationId: event.elicitationId,
@@ -782,7 +785,8 @@ export class FlowBook<A = unknown> {
       analysis: event.analysis,
       server: event.server,
       lineage,
-      answeredOnWire,
+      answeredOnWire: requestId !== null,
+      requestId,
       consent: null,
       consentDurable: Promise.resolve(),
       opened: false,
