@@ -41,7 +41,7 @@ import {
   type RecordDeps,
   type ShownToUser,
 } from './records.js';
-import { createFlow, transition, type Flow, type FlowState, type FlowTrigger } from './states.js';
+import { createFlow, STATE_GROUPS, transition, type Flow, type FlowState, type FlowTrigger } from './states.js';
 import { AcceptanceTally, noticeAdvancedUnknown } from './tally.js';
 
 // ------------------------------------------------------------------ what the book is told
@@ -214,23 +214,7 @@ interface ServerTask {
   running: boolean;
 }
 
-const LIVE: ReadonlySet<FlowState> = new Set([
-  'CREATED',
-  'USER_REVIEW',
-  'NAVIGATION_ACCEPTED',
-  'OUT_OF_BAND_PENDING',
-  'COMPLETION_NOTIFIED',
-  'EXPIRED',
-  'USER_RETRY',
-  'REQUIREMENT_VERIFIED',
-  'ERROR_RETRY_ELIGIBLE',
-  'OPTIONAL_CLIENT_RETRY',
-  'NESTED_SERVER_CONTINUES',
-]);
-const VERIFIED: ReadonlySet<FlowState> = new Set(['REQUIREMENT_VERIFIED', 'ERROR_RETRY_ELIGIBLE', 'OPTIONAL_CLIENT_RETRY', 'RETRY_RESPONSE_ACCEPTED']);
-/** Flows that wait for the out-of-band step: the nested original's final answer verifies them. */
-const AWAITING: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'USER_RETRY']);
-const BEFORE_CONSENT: ReadonlySet<FlowState> = new Set(['CREATED', 'USER_REVIEW', 'NAVIGATION_ACCEPTED']);
+const { live: LIVE, verified: VERIFIED, awaiting: AWAITING, beforeConsent: BEFORE_CONSENT } = STATE_GROUPS;
 
 /** Requests in flight per direction, and answers remembered, at most this many (oldest forgotten first). */
 const MAX_IN_FLIGHT = 4096;

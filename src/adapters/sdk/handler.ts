@@ -11,7 +11,7 @@ import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/type
 import type { FlowView, OpenTicket, Opener } from '../../core/flows.js';
 import type { Guard } from '../../core/guard.js';
 import type { ConsentDecision } from '../../flow/records.js';
-import type { FlowState } from '../../flow/states.js';
+import { STATE_GROUPS } from '../../flow/states.js';
 import { auditForm } from '../../form/index.js';
 import type { FormAudit } from '../../form/types.js';
 import type { Ledger } from '../../ledger/types.js';
@@ -253,9 +253,7 @@ async function openWithGrace(context: Context, ticket: OpenTicket): Promise<void
   }
 }
 
-const CONFIRMABLE: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'EXPIRED', 'USER_RETRY']);
-const CANCELLABLE: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'EXPIRED', 'USER_RETRY']);
-const WAITING: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'EXPIRED']);
+const { confirmable: CONFIRMABLE, cancellableAfterOpen: CANCELLABLE, waiting: WAITING } = STATE_GROUPS;
 
 /**
  * Asks `ui.afterOpen` about an opened flow, after the answer has gone out (never on its path).
