@@ -3,6 +3,7 @@
  * No figure here is asserted anywhere; the README and the issue notes quote what this prints.
  */
 import { benchFlood, printFlood } from './flood.bench.js';
+import { benchForm, printForm } from './form.bench.js';
 import { benchLedger, printLedger } from './ledger.bench.js';
 import { printPairs } from './harness.js';
 import { benchProxy, printProxy } from './proxy.bench.js';
@@ -15,3 +16,4 @@ printPairs(`URL analysis over ${url.inputs} shared-corpus URLs: new URL() + tldt
 printLedger(await benchLedger());
 printProxy(await benchProxy());
 printFlood(await benchFlood());
+printForm(await benchForm());
