@@ -63,6 +63,17 @@ export interface CategoryResult {
   readonly missed: readonly MissedRow[];
 }
 
+/** One `--urls` file's figures (the URL sets are reported file by file as well as together). */
+export interface LabelledFileResult {
+  readonly file: string;
+  readonly rows: number;
+  readonly malicious: number;
+  readonly blocked: number;
+  readonly legitimate: number;
+  readonly legitimateBlocked: number;
+  readonly misses: number;
+}
+
 export interface LegitFileResult {
   readonly file: string;
   readonly hosts: number;
@@ -80,6 +91,8 @@ export interface EvalSummary {
     readonly malicious: { readonly rows: number; readonly blocked: number; readonly blockRate: number | null };
     readonly legitimate: { readonly rows: number; readonly blocked: number; readonly warned: number; readonly falseRejectionRate: number | null };
     readonly categories: readonly CategoryResult[];
+    /** The same figures per `--urls` file, in the order given. */
+    readonly byFile: readonly LabelledFileResult[];
   };
   readonly legitFiles: readonly LegitFileResult[];
   /** Present when `--forms` was given. */
@@ -281,11 +294,40 @@ function summarise(labelledFiles: readonly string[], outcomes: readonly Outcome[
       malicious: { rows: maliciousRows, blocked: maliciousBlocked, blockRate: rate(maliciousBlocked, maliciousRows) },
       legitimate: { rows: legitRows, blocked: legitBlocked, warned: legitWarned, falseRejectionRate: rate(legitBlocked, legitRows) },
       categories: categoryResults,
+      byFile: byFile(labelledFiles, outcomes),
     },
     legitFiles,
     misses: categoryResults.reduce((n, c) => n + c.misses, 0),
   };
 }
+
+// --- URL sets file by file ----------------------------------------------------------------
+function byFile(files: readonly string[], outcomes: readonly Outcome[]): LabelledFileResult[] {
+  return files.map((file) => {
+    const mine = outcomes.filter((o) => o.row.file === file);
+    const malicious = mine.filter((o) => o.row.expected === 'block');
+    const legitimate = mine.filter((o) => o.row.expected !== 'block');
+    return {
+      file,
+      rows: mine.length,
+      malicious: malicious.length,
+      blocked: malicious.filter((o) => o.verdict === 'block').length,
+      legitimate: legitimate.length,
+      legitimateBlocked: legitimate.filter((o) => o.verdict === 'block').length,
+      misses: mine.filter((o) => isMiss(o.row.expected, o.verdict)).length,
+    };
+  });
+}
+
+function byFileReport(files: readonly LabelledFileResult[]): string[] {
+  if (files.length < 2) return [];
+  const out = ['', 'by file:'];
+  for (const f of files) {
+    out.push(`  ${escapeText(f.file)}: ${f.rows} rows; malicious blocked ${f.blocked}/${f.malicious}; legitimate blocked ${f.legitimateBlocked}/${f.legitimate}; ${f.misses} missed`);
+  }
+  return out;
+}
+// ------------------------------------------------------------------------------------------
 
 const percent = (value: number | null): string => (value === null ? 'n/a' : `${(value * 100).toFixed(2)}%`);
 
@@ -306,6 +348,7 @@ function humanReport(summary: EvalSummary): string {
     out.push(
       `  legitimate (expected allow/warn): ${labelled.legitimate.rows} rows, blocked ${labelled.legitimate.blocked} — false rejection rate ${percent(labelled.legitimate.falseRejectionRate)}; warned ${labelled.legitimate.warned}`,
     );
+    out.push(...byFileReport(labelled.byFile));
     out.push('', 'misses by category:');
     const width = Math.max(8, ...labelled.categories.map((c) => c.category.length));
     out.push(`  ${'category'.padEnd(width)}  rows  misses`);

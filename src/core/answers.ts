@@ -39,17 +39,18 @@ export function onServerResponse(ctx: Translation, response: JsonRpcResponse): D
 function accepted(ctx: Translation, response: JsonRpcResponse, ruling: ServerResponseRuling & { ruling: 'accept' | 'withhold' }): Decision {
   if (ruling.ruling === 'withhold') return withhold(ctx, response, ruling.reason);
   if (ruling.until === null) return forward(response);
-  return defer(ruling.until.then((o) => (o.accepted ? forward(response) : withhold(ctx, response, o.reason))));
+  return defer(ruling.until.then((o) => (o.accepted ? forward(response) : withhold(ctx, response, o.reason, o.code))));
 }
 
-function withheldEvent(ctx: Translation, id: JsonRpcId, reason: string): GuardEvent {
-  return ctx.report.event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
+function withheldEvent(ctx: Translation, id: JsonRpcId, reason: string, code: GuardCode = GuardCode.alreadyAccepted): GuardEvent {
+  return ctx.report.event({ type: 'response.withheld', code, requestId: id, reason });
 }
 
-function withhold(ctx: Translation, response: JsonRpcResponse, reason: string): Decision {
+/** An answer not delivered: `E_ALREADY_ACCEPTED` (a second final answer), or `E_LEDGER_UNAVAILABLE` (its receipt was not written). */
+function withhold(ctx: Translation, response: JsonRpcResponse, reason: string, code: GuardCode = GuardCode.alreadyAccepted): Decision {
   const id = response.id as JsonRpcId;
   const message = `The client-side guard withheld this answer: ${reason}.`;
-  return forward(ctx.codec.guardError(id, GuardCode.alreadyAccepted, 'host', message), [withheldEvent(ctx, id, reason)]);
+  return forward(ctx.codec.guardError(id, code, 'host', message), [withheldEvent(ctx, id, reason, code)]);
 }
 
 function onHandshakeAnswer(ctx: Translation, response: JsonRpcResponse, urlRequired: boolean): Decision {

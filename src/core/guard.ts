@@ -4,7 +4,7 @@ import type { ConsentDecision, ShownToUser } from '../flow/records.js';
 import { allowedModes, declaredModes, modesEqual, narrowCapabilities } from '../negotiation/capabilities.js';
 import { toPolicyDocument, type Policy } from '../policy/policy.js';
 import { shortDigest } from '../protocol/digest.js';
-import { GuardCode } from '../protocol/errors.js';
+import { GuardCode, GuardError } from '../protocol/errors.js';
 import { kindOf, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { UrlAnalysis } from '../url/types.js';
 import type { WireCodec } from '../wire/codec.js';
@@ -45,6 +45,9 @@ class GuardCore implements Guard {
   constructor(options: GuardOptions) {
     this.policy = toPolicyDocument(options.policy).forServer(options.server);
     this.#serverKey = options.server ?? null;
+    if (options.sessionKey !== undefined && (typeof options.sessionKey !== 'string' || options.sessionKey.length < 1 || options.sessionKey.length > 200)) {
+      throw new GuardError(GuardCode.input, 'sessionKey must be a string of 1 to 200 characters');
+    }
     const clock = options.clock ?? Date.now;
     const random = options.random ?? ((n: number) => randomBytes(n));
     this.#subject = options.subject ?? null;
@@ -53,7 +56,7 @@ class GuardCore implements Guard {
       policy: this.policy,
       deps: { clock, random },
       store: options.ledger ?? null,
-      sessionId: Buffer.from(random(12)).toString('base64url'),
+      sessionId: options.sessionKey ?? Buffer.from(random(12)).toString('base64url'),
       onWriteError: (error) => this.#report.emit(this.#report.event({ type: 'guard.error', code: GuardCode.ledgerUnavailable, message: `ledger write failed: ${(error as Error)?.message ?? String(error)}` })),
       onNote: (note) => this.#report.note(note),
     });

@@ -279,3 +279,15 @@ describe('the shipped form sets (fixtures/forms)', () => {
     expect(code).toBe(0);
   });
 });
+
+describe('eval: URL sets file by file', () => {
+  it('reports each --urls file on its own, next to the totals', async () => {
+    const { summary } = await runJson(['--urls', fileURLToPath(new URL('../../fixtures/urls/blind/blind.jsonl', import.meta.url)), '--urls', fileURLToPath(new URL('../../fixtures/urls/real-world.jsonl', import.meta.url))]);
+    expect(summary.labelled.byFile.map((f) => f.file.split('/').slice(-1)[0])).toEqual(['blind.jsonl', 'real-world.jsonl']);
+    const [blind, real] = summary.labelled.byFile;
+    expect(blind!.rows + real!.rows).toBe(summary.labelled.rows);
+    expect(blind!.malicious + real!.malicious).toBe(summary.labelled.malicious.rows);
+    expect(blind!.blocked).toBe(blind!.malicious);
+    expect(real!.legitimateBlocked).toBe(0);
+  });
+});
