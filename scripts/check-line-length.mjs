@@ -9,9 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const MAX = 140;
-const REGEX_LITERAL = /^\s*\/.+\/[dgimsuvy]*[;,]?$/;
-const TEST_TITLE = /^\s*(?:it|test|describe)(?:\.\w+)*\(\s*'(?:[^'\\]|\\.)*',/;
-const LONE_TITLE = /^\s*'(?:[^'\\]|\\.)*',$/;
+const REGEX_LITERAL = /^\s*\/.+\/[dgimsuvy]*(?:[;,]|\.(?:test|exec)\()?$/;
+const TEST_TITLE = /^\s*(?:it|test|describe)(?:\.\w+)*\(\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"),/;
+const LONE_TITLE = /^\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"),$/;
 const ROOTS = ['src', 'test', 'bench', 'scripts', 'examples'];
 
 function* files(dir) {
