@@ -6,10 +6,10 @@ import { benchFlood, printFlood } from './flood.bench.js';
 import { benchLedger, printLedger } from './ledger.bench.js';
 import { printPairs } from './harness.js';
 import { benchProxy, printProxy } from './proxy.bench.js';
-import { benchSdk } from './sdk.bench.js';
+import { benchSdk, SDK_TITLE } from './sdk.bench.js';
 import { benchUrl } from './url.bench.js';
 
-printPairs('SDK round trips: unguarded (baseline) vs guardTransport (candidate), target ≤ 1.03×', await benchSdk());
+printPairs(SDK_TITLE, await benchSdk());
 const url = await benchUrl();
 printPairs(`URL analysis over ${url.inputs} shared-corpus URLs: new URL() + tldts.parse() (baseline) vs analyzeUrl (candidate), target ≤ ${url.target}×`, [url]);
 printLedger(await benchLedger());
