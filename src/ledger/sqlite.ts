@@ -13,6 +13,7 @@
  */
 import type Database from 'better-sqlite3';
 import {
+  BUSINESS_SCHEMA,
   parseBusinessReceipt,
   parseConsentReceipt,
   parseLineageKey,
@@ -67,6 +68,20 @@ interface TransitionRow {
   at: number;
 }
 
+interface BusinessRow {
+  id: string;
+  session: string;
+  lineage_kind: string;
+  original_request_digest: string;
+  request_id: string;
+  retry_generation: number;
+  requirement_receipt_ids: string;
+  response_digest: string;
+  at: number;
+}
+
+const businessColumns = 'id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at';
+
 type Db = Database.Database;
 
 function prepare(db: Db) {
@@ -92,12 +107,12 @@ function prepare(db: Db) {
       'INSERT INTO consent_receipts (id, navigation_id, decision, at, record) VALUES (?, ?, ?, ?, ?)',
     ),
     listConsents: db.prepare<[string], { record: string }>('SELECT record FROM consent_receipts WHERE navigation_id = ? ORDER BY at, rowid'),
-    insertBusiness: db.prepare<[string, string, string, string, number, string]>(
-      `INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, at, record) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (session, lineage_kind, original_request_digest) DO NOTHING`,
+    insertBusiness: db.prepare<[string, string, string, string, string, number, string, string, number]>(
+      `INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session, lineage_kind, original_request_digest) DO NOTHING`,
     ),
-    getBusiness: db.prepare<[string, string, string], { record: string }>(
-      'SELECT record FROM business_receipts WHERE session = ? AND lineage_kind = ? AND original_request_digest = ?',
+    getBusiness: db.prepare<[string, string, string], BusinessRow>(
+      `SELECT ${businessColumns} FROM business_receipts WHERE session = ? AND lineage_kind = ? AND original_request_digest = ?`,
     ),
   };
 }
@@ -124,26 +139,39 @@ export class SqliteLedger implements Ledger {
     this.#sql = sql;
     const acceptOne = (receipt: BusinessReceipt): AcceptOutcome => {
       const { session, kind, originalRequestDigest } = receipt.lineage;
-      const inserted = sql.insertBusiness.run(receipt.id, session, kind, originalRequestDigest, receipt.at, JSON.stringify(receipt));
+      const inserted = sql.insertBusiness.run(
+        receipt.id,
+        session,
+        kind,
+        originalRequestDigest,
+        JSON.stringify(receipt.requestId),
+        receipt.retryGeneration,
+        JSON.stringify(receipt.requirementReceiptIds),
+        receipt.responseDigest,
+        receipt.at,
+      );
       if (inserted.changes === 1) return { accepted: true };
       // Reads this transaction's own earlier writes too: a second receipt for a lineage in the same group sees the first.
       const row = sql.getBusiness.get(session, kind, originalRequestDigest);
       if (row === undefined) throw corrupt('a business receipt conflicted but cannot be read back');
-      return { accepted: false, existing: parseStored(parseBusinessReceipt, row.record) };
+      return { accepted: false, existing: businessOf(row) };
     };
-    this.#accept = db.transaction((receipt: BusinessReceipt) => {
+    // One statement, so no savepoint: a failing INSERT is undone by SQLite alone (statement
+    // rollback) and the group's transaction goes on. The lineage conflict is the upsert target
+    // (answered, not failed); the only other unique key is the receipt id.
+    this.#accept = (receipt: BusinessReceipt) => {
       try {
         return acceptOne(receipt);
       } catch (error) {
-        if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('business receipt', receipt.id);
+        if (isConstraint(error, 'SQLITE_CONSTRAINT_UNIQUE')) throw duplicateRecord('business receipt', receipt.id);
         throw error;
       }
-    });
+    };
     this.#acceptMany = db.transaction((receipts: readonly BusinessReceipt[]) => {
       try {
         return receipts.map(acceptOne);
       } catch (error) {
-        if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw new GuardError(GuardCode.duplicateRecord, 'a business receipt id in the batch is already in the ledger');
+        if (isConstraint(error, 'SQLITE_CONSTRAINT_UNIQUE')) throw new GuardError(GuardCode.duplicateRecord, 'a business receipt id in the batch is already in the ledger');
         throw error;
       }
     });
@@ -289,7 +317,7 @@ export class SqliteLedger implements Ledger {
     this.#open();
     const checked = parseLineageKey(key);
     const row = this.#sql.getBusiness.get(checked.session, checked.kind, checked.originalRequestDigest);
-    return row === undefined ? null : parseStored(parseBusinessReceipt, row.record);
+    return row === undefined ? null : businessOf(row);
   }
 
   /** The settings this connection runs with, as SQLite reports them (for diagnostics and tests). */
@@ -383,6 +411,33 @@ function parseStored<T>(parse: (value: unknown) => T, text: string): T {
   }
   try {
     return parse(value);
+  } catch (error) {
+    throw corrupt((error as Error).message);
+  }
+}
+
+function storedJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw corrupt(`a stored ${what} is not JSON`);
+  }
+}
+
+/** A business receipt from its columns, validated as any record read back. */
+function businessOf(row: BusinessRow): BusinessReceipt {
+  const value = {
+    schema: BUSINESS_SCHEMA,
+    id: row.id,
+    lineage: { session: row.session, kind: row.lineage_kind, originalRequestDigest: row.original_request_digest },
+    requestId: storedJson(row.request_id, 'request id'),
+    retryGeneration: row.retry_generation,
+    requirementReceiptIds: storedJson(row.requirement_receipt_ids, 'list of requirement receipts'),
+    responseDigest: row.response_digest,
+    at: row.at,
+  };
+  try {
+    return parseBusinessReceipt(value);
   } catch (error) {
     throw corrupt((error as Error).message);
   }
