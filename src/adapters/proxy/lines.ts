@@ -43,3 +43,122 @@ export function readLines(stream: Readable, onLine: (line: string) => void, onOv
 export function writeMessage(stream: Writable, message: unknown): void {
   stream.write(JSON.stringify(message) + '\n');
 }
+
+/**
+ * Writes lines to a stream, every line written during one turn of the event loop (one chunk read
+ * from the other side and every message it held) in one `write`: a write is a system call and
+ * costs more than the JSON around it. Order is kept; nothing is written after the stream ended.
+ */
+export class LineWriter {
+  readonly #stream: Writable;
+  #pending: string[] = [];
+  #scheduled = false;
+
+  constructor(stream: Writable) {
+    this.#stream = stream;
+  }
+
+  /** Queues one message, serialised. */
+  message(message: unknown): void {
+    this.line(JSON.stringify(message));
+  }
+
+  /** Queues one line (without its newline). */
+  line(text: string): void {
+    this.#pending.push(text);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(this.#flush);
+  }
+
+  readonly #flush = (): void => {
+    this.#scheduled = false;
+    const lines = this.#pending;
+    this.#pending = [];
+    const stream = this.#stream;
+    if (stream.destroyed || stream.writableEnded) return;
+    stream.write(lines.length === 1 ? lines[0] + '\n' : lines.join('\n') + '\n');
+  };
+}
+
+/** The longest run of digits a JSON integer may have and still be read as the same number by every parser (2^53 has 16). */
+const MAX_EXACT_DIGITS = 15;
+
+/**
+ * Whether `line` means to every JSON parser exactly what `parsed` (its `JSON.parse`) holds, so
+ * the proxy may pass the original bytes on instead of serialising `parsed` again. Parsers differ
+ * where JSON is loose, and a message the guard judged as one thing must not reach the other side
+ * as another; so any of these sends the message the slow way (re-serialised, as the guard saw it):
+ * - a key twice in one object (JSON.parse keeps the last, other parsers the first or both);
+ * - a `__proto__` key (special to JavaScript objects);
+ * - a number with a fraction, an exponent, a sign on zero or more than 15 digits (parsers that
+ *   keep integers or decimals exactly read another value than a double);
+ * - a U+FFFD (the line may have held bytes that are not UTF-8, which decoding replaced).
+ * The check is one pass over the text outside strings (strings are skipped with indexOf) and one
+ * walk over the parsed value; anything unexpected answers false.
+ */
+export function isFaithfulLine(line: string, parsed: unknown): boolean {
+  if (line.includes('\uFFFD')) return false;
+  let colons = 0;
+  let i = 0;
+  const n = line.length;
+  while (i < n) {
+    const quote = line.indexOf('"', i);
+    const end = quote === -1 ? n : quote;
+    while (i < end) {
+      const c = line.charCodeAt(i);
+      if (c === 0x3a) {
+        colons++;
+        i++;
+      } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+        // A number: only an integer of at most 15 digits, not -0, goes through unchanged.
+        let k = c === 0x2d ? i + 1 : i;
+        if (c === 0x2d && line.charCodeAt(k) === 0x30) return false;
+        const first = k;
+        while (k < end && line.charCodeAt(k) >= 0x30 && line.charCodeAt(k) <= 0x39) k++;
+        if (k - first > MAX_EXACT_DIGITS) return false;
+        const next = line.charCodeAt(k);
+        if (next === 0x2e || next === 0x65 || next === 0x45) return false;
+        i = k;
+      } else i++;
+    }
+    if (quote === -1) break;
+    // Skip the string: its end is the next quote not escaped by an odd number of backslashes.
+    let close = quote;
+    for (;;) {
+      close = line.indexOf('"', close + 1);
+      if (close === -1) return false;
+      let slashes = 0;
+      while (line.charCodeAt(close - 1 - slashes) === 0x5c) slashes++;
+      if ((slashes & 1) === 0) break;
+    }
+    i = close + 1;
+  }
+  try {
+    return colons === keysOf(parsed);
+  } catch {
+    // Nested too deep to walk here: the slow way.
+    return false;
+  }
+}
+
+/** The number of object keys in a parsed JSON value, or -1 when one of them is `__proto__`. */
+function keysOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const inner = keysOf(item);
+      if (inner < 0) return -1;
+      count += inner;
+    }
+    return count;
+  }
+  if (Object.hasOwn(value, '__proto__')) return -1;
+  for (const key in value) {
+    const inner = keysOf((value as Record<string, unknown>)[key]);
+    if (inner < 0) return -1;
+    count += inner + 1;
+  }
+  return count;
+}

@@ -6,7 +6,7 @@ import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
 import type { UrlAnalysis } from '../../url/types.js';
 import type { Upstream } from './child.js';
-import { readLines, writeMessage } from './lines.js';
+import { isFaithfulLine, LineWriter, readLines } from './lines.js';
 
 export interface ProxyOptions {
   readonly guard: Guard;
@@ -30,11 +30,13 @@ const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refu
 export class ElicitationProxy {
   readonly #options: ProxyOptions;
   #hostClosed = false;
+  readonly #hostWriter: LineWriter;
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
 
   constructor(options: ProxyOptions) {
     this.#options = options;
+    this.#hostWriter = new LineWriter(options.hostOutput);
     this.#exitCode = new Promise((resolve) => (this.#resolveExit = resolve));
   }
 
@@ -42,7 +44,7 @@ export class ElicitationProxy {
   async run(): Promise<number> {
     const { upstream, hostInput, log } = this.#options;
     await upstream.start({
-      onMessage: (message) => this.#fromServer(message),
+      onMessage: (message, line) => this.#fromServer(message, line),
       onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
       onExit: (code) => {
         // The server is gone: stop reading the host, so the proxy can exit with the server's code.
@@ -98,22 +100,31 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    this.#executeOutbound(this.#options.guard.outbound(message));
+    this.#executeOutbound(this.#options.guard.outbound(message), message, line);
   }
 
-  #fromServer(message: unknown): void {
+  #fromServer(message: unknown, line?: string): void {
     if (kindOf(message) === 'invalid' && !(isRecord(message) && typeof message.method === 'string')) {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    this.#executeInbound(this.#options.guard.inbound(message));
+    this.#executeInbound(this.#options.guard.inbound(message), message, line);
   }
 
-  #executeOutbound(decision: Decision): void {
+  /**
+   * The original line of a message the guard forwards as it is (the very object parsed from it),
+   * when that line means the same to every parser; otherwise undefined and the message is
+   * serialised again, as the guard saw it.
+   */
+  #original(forwarded: JsonRpcMessage, parsed: unknown, line: string | undefined): string | undefined {
+    return line !== undefined && forwarded === parsed && isFaithfulLine(line, parsed) ? line : undefined;
+  }
+
+  #executeOutbound(decision: Decision, parsed?: unknown, line?: string): void {
     switch (decision.action) {
       case 'forward': {
         const message = decision.message;
-        this.#options.upstream.send(message).catch((error: Error) => {
+        this.#options.upstream.send(message, this.#original(message, parsed, line)).catch((error: Error) => {
           this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
           // A request the server never got is answered now, so the host does not wait for its timeout.
           if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
@@ -131,11 +142,15 @@ export class ElicitationProxy {
     }
   }
 
-  #executeInbound(decision: Decision): void {
+  #executeInbound(decision: Decision, parsed?: unknown, line?: string): void {
     switch (decision.action) {
-      case 'forward':
-        this.#toHost(forHost(decision.message));
+      case 'forward': {
+        const message = forHost(decision.message);
+        const original = this.#original(message, parsed, line);
+        if (original === undefined) this.#toHost(message);
+        else if (!this.#hostClosed) this.#hostWriter.line(original);
         return;
+      }
       case 'reply':
         this.#options.upstream.send(decision.message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`));
         return;
@@ -149,7 +164,7 @@ export class ElicitationProxy {
 
   #toHost(message: JsonRpcMessage): void {
     if (this.#hostClosed) return;
-    writeMessage(this.#options.hostOutput, message);
+    this.#hostWriter.message(message);
   }
 }
 
