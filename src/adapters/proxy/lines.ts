@@ -19,7 +19,10 @@ export function readLines(stream: Readable, onLine: (line: string) => void, onOv
       if (!skipping) {
         const line = pendingBytes === 0 ? head : Buffer.concat([...pending, head]);
         if (line.length > maxBytes) onOversized(line.length);
-        else onLine(line.toString('utf8').replace(/\r$/, ''));
+        else {
+          const text = line.toString('utf8');
+          onLine(text.charCodeAt(text.length - 1) === 0x0d ? text.slice(0, -1) : text);
+        }
       }
       pending = [];
       pendingBytes = 0;
@@ -45,9 +48,10 @@ export function writeMessage(stream: Writable, message: unknown): void {
 }
 
 /**
- * Writes lines to a stream, every line written during one turn of the event loop (one chunk read
- * from the other side and every message it held) in one `write`: a write is a system call and
- * costs more than the JSON around it. Order is kept; nothing is written after the stream ended.
+ * Writes lines to a stream, every line queued during one turn of the event loop (every chunk read
+ * in one poll phase and every message they held) in one `write`, on `setImmediate`: a write is a
+ * system call and costs more than the JSON around it. Order is kept; nothing is written after the
+ * stream ended.
  */
 export class LineWriter {
   readonly #stream: Writable;
@@ -68,7 +72,7 @@ export class LineWriter {
     this.#pending.push(text);
     if (this.#scheduled) return;
     this.#scheduled = true;
-    queueMicrotask(this.#flush);
+    setImmediate(this.#flush);
   }
 
   readonly #flush = (): void => {
