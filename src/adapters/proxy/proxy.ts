@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import type { GuardEvent } from '../../audit/events.js';
-import type { Decision } from '../../core/decision.js';
+import type { GuardEvent } from '../../core/events.js';
+import { executeDecision, type DecisionSinks } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
@@ -18,6 +18,12 @@ export interface ProxyOptions {
   readonly log: (line: string) => void;
 }
 
+/** Where a message came from: the object parsed from the line (the line too, where a transport reads lines). */
+interface Source {
+  readonly parsed: unknown;
+  readonly line: string | undefined;
+}
+
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
 const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld']);
 
@@ -33,6 +39,29 @@ export class ElicitationProxy {
   readonly #hostWriter: LineWriter;
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
+
+  /** Host → server: on to the server; the guard's answers go back to the host. */
+  readonly #toServer: DecisionSinks<Source> = {
+    forward: (message, source) =>
+      void this.#options.upstream.send(message, this.#original(message, source)).catch((error: Error) => {
+        this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
+        // A request the server never got is answered now, so the host does not wait for its timeout.
+        if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
+      }),
+    reply: (message) => this.#toHost(message),
+    fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
+  };
+  /** Server → host: on to the host (warnings in front of the message); the guard's answers go back to the server. */
+  readonly #fromServerSinks: DecisionSinks<Source> = {
+    forward: (message, source) => {
+      const shown = forHost(message);
+      const original = this.#original(shown, source);
+      if (original === undefined) this.#toHost(shown);
+      else if (!this.#hostClosed) this.#hostWriter.line(original);
+    },
+    reply: (message) => void this.#options.upstream.send(message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`)),
+    fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
+  };
 
   constructor(options: ProxyOptions) {
     this.#options = options;
@@ -100,7 +129,7 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    this.#executeOutbound(this.#options.guard.outbound(message), message, line);
+    void executeDecision(this.#options.guard.outbound(message), this.#toServer, { parsed: message, line });
   }
 
   #fromServer(message: unknown, line?: string): void {
@@ -108,7 +137,7 @@ export class ElicitationProxy {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    this.#executeInbound(this.#options.guard.inbound(message), message, line);
+    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, { parsed: message, line });
   }
 
   /**
@@ -116,50 +145,8 @@ export class ElicitationProxy {
    * when that line means the same to every parser; otherwise undefined and the message is
    * serialised again, as the guard saw it.
    */
-  #original(forwarded: JsonRpcMessage, parsed: unknown, line: string | undefined): string | undefined {
-    return line !== undefined && forwarded === parsed && isFaithfulLine(line, parsed) ? line : undefined;
-  }
-
-  #executeOutbound(decision: Decision, parsed?: unknown, line?: string): void {
-    switch (decision.action) {
-      case 'forward': {
-        const message = decision.message;
-        this.#options.upstream.send(message, this.#original(message, parsed, line)).catch((error: Error) => {
-          this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
-          // A request the server never got is answered now, so the host does not wait for its timeout.
-          if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
-        });
-        return;
-      }
-      case 'reply':
-        this.#toHost(decision.message);
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then((next) => this.#executeOutbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
-        return;
-    }
-  }
-
-  #executeInbound(decision: Decision, parsed?: unknown, line?: string): void {
-    switch (decision.action) {
-      case 'forward': {
-        const message = forHost(decision.message);
-        const original = this.#original(message, parsed, line);
-        if (original === undefined) this.#toHost(message);
-        else if (!this.#hostClosed) this.#hostWriter.line(original);
-        return;
-      }
-      case 'reply':
-        this.#options.upstream.send(decision.message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`));
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then((next) => this.#executeInbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
-        return;
-    }
+  #original(forwarded: JsonRpcMessage, source: Source): string | undefined {
+    return source.line !== undefined && forwarded === source.parsed && isFaithfulLine(source.line, source.parsed) ? source.line : undefined;
   }
 
   #toHost(message: JsonRpcMessage): void {
