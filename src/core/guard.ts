@@ -105,19 +105,20 @@ class GuardCore implements Guard {
   }
 
   inbound(message: unknown): Decision {
-    return this.#judge('inbound', message);
+    return this.#report.judge(this.#runInbound, message, this.#failInbound);
   }
 
   outbound(message: unknown): Decision {
-    return this.#judge('outbound', message);
+    return this.#report.judge(this.#runOutbound, message, this.#failOutbound);
   }
 
   // Fail closed for elicitation, stay out of the way for the rest: an exception while judging an
-  // elicitation answers it with an error; any other message passes untouched.
-  #judge(direction: 'inbound' | 'outbound', message: unknown): Decision {
-    const run = direction === 'inbound' ? () => this.#inbound(message) : () => this.#outbound(message);
-    return this.#report.judge(run, (error) => this.#onInternalError(direction, message, error));
-  }
+  // elicitation answers it with an error; any other message passes untouched. Made once, so that
+  // judging a message makes no closures.
+  readonly #runInbound = (message: unknown): Decision => this.#inbound(message);
+  readonly #runOutbound = (message: unknown): Decision => this.#outbound(message);
+  readonly #failInbound = (message: unknown, error: unknown): Decision => this.#onInternalError('inbound', message, error);
+  readonly #failOutbound = (message: unknown, error: unknown): Decision => this.#onInternalError('outbound', message, error);
 
   #onInternalError(direction: 'inbound' | 'outbound', message: unknown, error: unknown): Decision {
     this.#metrics.internalErrors += 1;

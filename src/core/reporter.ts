@@ -19,7 +19,9 @@ export class Reporter {
   readonly #onEvent: ((event: GuardEvent) => void) | undefined;
   readonly #server: () => ServerIdentity;
   readonly #generation: () => number;
-  /** Events produced while judging one message; flushed into its decision. */
+  /** Whether a judgement is running: events emitted meanwhile go into its decision. */
+  #judging = false;
+  /** Those events, once there is one (most messages produce none, so no array is made for them). */
   #buffer: GuardEvent[] | null = null;
 
   constructor(clock: () => number, onEvent: ((event: GuardEvent) => void) | undefined, server: () => ServerIdentity, generation: () => number) {
@@ -35,23 +37,28 @@ export class Reporter {
 
   /** Delivers an event: into the decision being made, or straight to `onEvent` outside a judgement. */
   emit(event: GuardEvent): void {
-    if (this.#buffer !== null) this.#buffer.push(event);
+    if (this.#judging) (this.#buffer ??= []).push(event);
     else this.#observe(event);
   }
 
-  /** Runs one judgement; events emitted meanwhile go in front of the decision's own, then to `onEvent`. */
-  judge(run: () => Decision, onError: (error: unknown) => Decision): Decision {
+  /**
+   * Runs one judgement, `run(message)`; events emitted meanwhile go in front of the decision's own,
+   * then to `onEvent`. Takes the message as an argument so the caller's functions are made once,
+   * not per message: judging a plain message allocates nothing but its decision.
+   */
+  judge<M>(run: (message: M) => Decision, message: M, onError: (message: M, error: unknown) => Decision): Decision {
     let decision: Decision;
-    const notes: GuardEvent[] = [];
-    this.#buffer = notes;
+    this.#judging = true;
     try {
-      decision = run();
+      decision = run(message);
     } catch (error) {
-      decision = onError(error);
+      decision = onError(message, error);
     } finally {
-      this.#buffer = null;
+      this.#judging = false;
     }
-    if (notes.length > 0) decision = { ...decision, events: [...notes, ...decision.events] };
+    const notes = this.#buffer;
+    this.#buffer = null;
+    if (notes !== null) decision = { ...decision, events: [...notes, ...decision.events] };
     if (decision.events.length > 0 && this.#onEvent !== undefined) for (const event of decision.events) this.#observe(event);
     return decision;
   }
