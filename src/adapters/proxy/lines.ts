@@ -6,33 +6,54 @@ export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 /**
  * Splits a byte stream into newline-delimited lines (MCP's stdio framing), without ever holding
  * more than one line plus a chunk. A line over `maxBytes` is reported to `onOversized` and skipped.
+ * The complete lines of a chunk are decoded with one `toString` and split as text (a newline byte
+ * is never part of a multi-byte UTF-8 sequence, so this decodes exactly as line by line would).
  */
 export function readLines(stream: Readable, onLine: (line: string) => void, onOversized: (bytes: number) => void, maxBytes = MAX_LINE_BYTES): void {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let skipping = false;
+  const emit = (text: string) => onLine(text.charCodeAt(text.length - 1) === 0x0d ? text.slice(0, -1) : text);
   stream.on('data', (chunk: Buffer | string) => {
-    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    let newline = data.indexOf(0x0a);
-    while (newline !== -1) {
-      const head = data.subarray(0, newline);
-      if (!skipping) {
-        const line = pendingBytes === 0 ? head : Buffer.concat([...pending, head]);
-        if (line.length > maxBytes) onOversized(line.length);
-        else {
-          const text = line.toString('utf8');
-          onLine(text.charCodeAt(text.length - 1) === 0x0d ? text.slice(0, -1) : text);
+    const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let start = 0;
+    const first = data.indexOf(0x0a);
+    if (first !== -1) {
+      if (pendingBytes > 0 || skipping) {
+        // The end of the line earlier chunks began.
+        if (!skipping) {
+          const bytes = pendingBytes + first;
+          if (bytes > maxBytes) onOversized(bytes);
+          else emit(Buffer.concat([...pending, data.subarray(0, first)]).toString('utf8'));
         }
+        pending = [];
+        pendingBytes = 0;
+        skipping = false;
+        start = first + 1;
       }
-      pending = [];
-      pendingBytes = 0;
-      skipping = false;
-      data = data.subarray(newline + 1);
-      newline = data.indexOf(0x0a);
+      const last = data.lastIndexOf(0x0a);
+      if (last >= start) {
+        if (last - start <= maxBytes) {
+          // No line in here can be over the limit: decode once, split the text.
+          const text = data.toString('utf8', start, last);
+          let from = 0;
+          for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+            emit(text.slice(from, nl));
+            from = nl + 1;
+          }
+          emit(from === 0 ? text : text.slice(from));
+        } else {
+          for (let from = start, nl = data.indexOf(0x0a, from); nl !== -1 && nl <= last; from = nl + 1, nl = data.indexOf(0x0a, from)) {
+            if (nl - from > maxBytes) onOversized(nl - from);
+            else emit(data.toString('utf8', from, nl));
+          }
+        }
+        start = last + 1;
+      }
     }
-    if (data.length === 0 || skipping) return;
-    pending.push(data);
-    pendingBytes += data.length;
+    if (start >= data.length || skipping) return;
+    pending.push(start === 0 ? data : data.subarray(start));
+    pendingBytes += data.length - start;
     if (pendingBytes > maxBytes) {
       onOversized(pendingBytes);
       pending = [];

@@ -1,6 +1,7 @@
+import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isFaithfulLine } from '../../../src/adapters/proxy/lines.js';
+import { isFaithfulLine, readLines } from '../../../src/adapters/proxy/lines.js';
 
 const faithful = (line: string) => isFaithfulLine(line, JSON.parse(line));
 
@@ -52,5 +53,51 @@ describe('isFaithfulLine', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('readLines', () => {
+  /** What the framing means, computed on the whole input at once: complete lines, decoded, CR stripped, too long ones reported. */
+  function reference(input: Buffer, maxBytes: number): (string | number)[] {
+    const out: (string | number)[] = [];
+    let from = 0;
+    for (let nl = input.indexOf(0x0a); nl !== -1; from = nl + 1, nl = input.indexOf(0x0a, from)) {
+      if (nl - from > maxBytes) out.push(-1);
+      else out.push(input.toString('utf8', from, nl).replace(/\r$/, ''));
+    }
+    // A tail over the limit is reported as soon as it is over it.
+    if (input.length - from > maxBytes) out.push(-1);
+    return out;
+  }
+
+  function streamed(chunks: readonly Buffer[], maxBytes: number): (string | number)[] {
+    const stream = new PassThrough();
+    const out: (string | number)[] = [];
+    readLines(stream, (line) => out.push(line), () => out.push(-1), maxBytes);
+    for (const chunk of chunks) stream.emit('data', chunk);
+    return out;
+  }
+
+  it('reads the same lines however the bytes are cut into chunks, multi-byte characters and long lines included', () => {
+    const piece = fc.constantFrom('a', 'bc', '\n', '\r\n', 'é', '€', '😀', '{"k":"v"}', '\n\n', 'x'.repeat(30));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), fc.array(fc.nat(), { maxLength: 12 }), fc.integer({ min: 4, max: 64 }), (pieces, cuts, maxBytes) => {
+        const input = Buffer.from(pieces.join(''));
+        const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+        const chunks: Buffer[] = [];
+        let at = 0;
+        for (const p of [...points, input.length]) {
+          if (p > at) chunks.push(input.subarray(at, p));
+          at = Math.max(at, p);
+        }
+        expect(streamed(chunks, maxBytes)).toEqual(reference(input, maxBytes));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('splits a character whose bytes arrive in two chunks only where the line ends', () => {
+    const bytes = Buffer.from('{"t":"😀"}\n');
+    expect(streamed([bytes.subarray(0, 7), bytes.subarray(7)], 1024)).toEqual(['{"t":"😀"}']);
   });
 });
