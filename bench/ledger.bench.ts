@@ -12,7 +12,7 @@
  * file already holding 100k receipts), so a file that grew in an earlier round never slows a later
  * one; the file grows during the round, as a ledger in use does. The floors, measured in the same
  * rounds on fresh files with the same settings: bare better-sqlite3 inserts of a row with a unique
- * random 64-hex key and a receipt-sized payload, 64 rows per transaction (what group commit can reach
+ * random 64-hex key and a 64-byte value (a receipt at its smallest), 64 rows per transaction (what group commit can reach
  * at best), and one row per transaction (what one caller at a time can reach). Each SqliteLedger
  * case is also given as a ratio to its floor in the same round: floor receipts/s ÷ ledger
  * receipts/s (1 = as fast as the floor). Three rounds; min / median / max.
@@ -143,9 +143,10 @@ async function floorRound(file: string, count: number, perTransaction: number): 
   }
 }
 
-const PAYLOAD = 'x'.repeat(385);
-const GROUPED_FLOOR = `floor: bare better-sqlite3, unique random key + 385-byte row, ${IN_FLIGHT} rows per transaction, fresh file`;
-const SINGLE_FLOOR = 'floor: bare better-sqlite3, unique random key + 385-byte row, one row per transaction, fresh file';
+/** A receipt at its smallest: the unique lineage key and one digest. */
+const PAYLOAD = 'x'.repeat(64);
+const GROUPED_FLOOR = `floor: bare better-sqlite3, unique random 64-hex key + 64-byte value, ${IN_FLIGHT} rows per transaction, fresh file`;
+const SINGLE_FLOOR = 'floor: bare better-sqlite3, unique random 64-hex key + 64-byte value, one row per transaction, fresh file';
 
 export async function benchLedger(): Promise<LedgerBenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-eg-ledger-bench-'));
