@@ -12,8 +12,8 @@
  * file already holding 100k receipts), so a file that grew in an earlier round never slows a later
  * one; the file grows during the round, as a ledger in use does. The floors, measured in the same
  * rounds on fresh files with the same settings: bare better-sqlite3 inserts of a row with a unique
- * random 64-hex key and a 64-byte value (a receipt at its smallest), 64 rows per transaction (what group commit can reach
- * at best), and one row per transaction (what one caller at a time can reach). Each SqliteLedger
+ * random 64-hex key and a 64-byte value (a receipt at its smallest), 64 rows per transaction (what
+ * group commit can reach at best), and one row per transaction (what one caller at a time can reach). Each SqliteLedger
  * case is also given as a ratio to its floor in the same round: floor receipts/s ÷ ledger
  * receipts/s (1 = as fast as the floor). Three rounds; min / median / max.
  * Target: ≥ 30k durable receipts/s with 64 in flight on a growing file.
