@@ -21,7 +21,7 @@
  * Run: npx tsx bench/ledger.bench.ts
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainModule } from '../src/cli/io.js';
@@ -145,6 +145,8 @@ async function floorRound(file: string, count: number, perTransaction: number): 
 
 /** A receipt at its smallest: the unique lineage key and one digest. */
 const PAYLOAD = 'x'.repeat(64);
+/** Filled by the last benchLedger run: WAL bytes per receipt in each round (see walPerReceipt). */
+export let walBytesPerReceipt: readonly number[] = [];
 const GROUPED_FLOOR = `floor: bare better-sqlite3, unique random 64-hex key + 64-byte value, ${IN_FLIGHT} rows per transaction, fresh file`;
 const SINGLE_FLOOR = 'floor: bare better-sqlite3, unique random 64-hex key + 64-byte value, one row per transaction, fresh file';
 
@@ -237,6 +239,13 @@ export async function benchLedger(): Promise<LedgerBenchResult[]> {
         if (c.floor !== undefined) f.floorRatios.push((c.floor === 'grouped' ? grouped : single) / perSecond);
       }
     }
+    const wal: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const copy = file();
+      copyFileSync(prefilled, copy);
+      wal.push(await walPerReceipt(copy, 20_000));
+    }
+    walBytesPerReceipt = wal;
     const result = (name: string, count: number, perTransaction: number | null): LedgerBenchResult => {
       const f = figures.get(name)!;
       return { name, receipts: count, perSecond: median(f.perSecond), rounds: f.perSecond, perTransaction, ...(f.floorRatios.length > 0 ? { floorRatios: f.floorRatios } : {}) };
@@ -251,6 +260,37 @@ export async function benchLedger(): Promise<LedgerBenchResult[]> {
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * WAL bytes written per receipt, 64 callers in flight, on a copy of the pre-filled file: a second
+ * connection holds a read transaction open from the start, so no checkpoint can reset the WAL and
+ * its size at the end is everything the receipts wrote (frames of 4 KiB pages plus headers). Not
+ * timed: pinning the WAL slows the writer.
+ */
+async function walPerReceipt(file: string, count: number): Promise<number> {
+  const Database = (await import('better-sqlite3')).default;
+  const ledger = await SqliteLedger.open(file);
+  const reader = new Database(file, { readonly: true });
+  try {
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM sqlite_master').get();
+    const before = walSize(file);
+    await inFlight(ledger, IN_FLIGHT)(receipts(count));
+    return (walSize(file) - before) / count;
+  } finally {
+    reader.exec('COMMIT');
+    reader.close();
+    await ledger.close();
+  }
+}
+
+function walSize(file: string): number {
+  try {
+    return statSync(`${file}-wal`).size;
+  } catch {
+    return 0;
   }
 }
 
@@ -279,6 +319,13 @@ export function printLedger(results: readonly LedgerBenchResult[]): void {
       };
     }),
   );
+  if (walBytesPerReceipt.length > 0) {
+    const w = spread(walBytesPerReceipt);
+    console.log(
+      `WAL written per business receipt (${IN_FLIGHT} in flight, 20k receipts onto a file holding ${PREFILLED / 1000}k, no checkpoint): ` +
+        `${(w.min / 1024).toFixed(2)} / ${(w.median / 1024).toFixed(2)} / ${(w.max / 1024).toFixed(2)} KiB (min / median / max)`,
+    );
+  }
 }
 
 if (isMainModule(import.meta.url)) {

@@ -17,7 +17,7 @@ import { CallToolRequestSchema, ElicitRequestSchema, type JSONRPCMessage } from 
 import { isMainModule } from '../src/cli/io.js';
 import { guardTransport } from '../src/adapters/sdk/transport.js';
 import { createGuard } from '../src/core/guard.js';
-import { compareAlternating, printPairs, type PairResult } from './harness.js';
+import { compareAlternating, comparePair, printPairs, type PairResult } from './harness.js';
 
 /** One end of an in-process pair that carries messages as JSON text, delivered on the next turn. */
 class SerialisingTransport implements Transport {
@@ -90,6 +90,41 @@ export async function benchSdk(): Promise<PairResult[]> {
   return results;
 }
 
+export const GUARD_PAIR_TITLE =
+  'The guard alone, per request/result pair (guard.outbound + guard.inbound of a tools/call and its result): one Map set + delete per pair (baseline, the floor of tracking a request) vs the guard (candidate)';
+
+/** The guard's own cost per plain request/result pair, against the least any tracking of requests in flight costs. */
+export async function benchGuardPairs(): Promise<PairResult[]> {
+  const guard = createGuard();
+  guard.outbound({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {}, url: {} } }, clientInfo: { name: 'h', version: '1' } } });
+  guard.inbound({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+  guard.outbound({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  // Fresh objects per pair, as a transport delivers them, from a pool large enough not to stay in one cache line.
+  const requests = Array.from({ length: 4096 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'echo', arguments: { n: i } } }));
+  const results = Array.from({ length: 4096 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, result: { content: [{ type: 'text', text: `echo ${i}` }] } }));
+  // The floor done as well as it can be: a table that never empties (V8 reallocates an emptied one).
+  const inFlight = new Map<number | string, unknown>([['never-removed', null]]);
+  let i = 0;
+  let j = 0;
+  // 256 pairs per timed call: one pair is shorter than the timer's resolution.
+  const baseline = () => {
+    for (let n = 0; n < 256; n++) {
+      const k = i++ & 4095;
+      inFlight.set(requests[k]!.id, requests[k]);
+      inFlight.delete(results[k]!.id);
+    }
+  };
+  const candidate = () => {
+    for (let n = 0; n < 256; n++) {
+      const k = j++ & 4095;
+      guard.outbound(requests[k]);
+      guard.inbound(results[k]);
+    }
+  };
+  return [await comparePair('256 × (tools/call + result)', baseline, candidate, { rounds: 3, timeMs: 1000 })];
+}
+
 if (isMainModule(import.meta.url)) {
   printPairs(SDK_TITLE, await benchSdk());
+  printPairs(GUARD_PAIR_TITLE, await benchGuardPairs());
 }
