@@ -4,9 +4,10 @@
  * (`JSON.stringify` on send, `JSON.parse` on delivery, one event-loop turn later), as stdio or
  * HTTP does; so the cost a result's size puts on the host is in both sides, and the guard's cost is
  * measured against a realistic round trip, not against passing an object by reference. Results of
- * 1 KB, 64 KB and 1 MB. Each case: three runs, each timing every call of both sides in small
- * alternating blocks; the ratios of the p50, the mean and the
- * p99 latency, each as min / median / max over the runs.
+ * 1 KB, 64 KB and 1 MB, and two references: an A/A pair (what the benchmark can tell apart) and
+ * a decorator that only reads one property of each message (what any judgement costs at least).
+ * Each case: three runs, each timing every call of both sides in small alternating blocks; the
+ * ratios of the p50, the mean and the p99 latency, each as min / median / max over the runs.
  *
  * Run: npx tsx bench/sdk.bench.ts
  */
@@ -58,7 +59,35 @@ class SerialisingTransport implements Transport {
   }
 }
 
-async function pair(guarded: boolean, payloadBytes: number): Promise<Client> {
+/**
+ * The reference a guard cannot beat: a decorator that passes every message on and reads one
+ * property of each (what any judgement must do at least).
+ */
+class PeekingTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  peeked = 0;
+  constructor(readonly inner: Transport) {}
+  start(): Promise<void> {
+    this.inner.onmessage = (message) => {
+      if ((message as { method?: unknown }).method === 'peek') this.peeked++;
+      this.onmessage?.(message);
+    };
+    return this.inner.start();
+  }
+  send(message: JSONRPCMessage): Promise<void> {
+    if ((message as { method?: unknown }).method === 'peek') this.peeked++;
+    return this.inner.send(message);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+type Wrap = 'none' | 'guard' | 'peek';
+
+async function pair(wrap: Wrap | boolean, payloadBytes: number): Promise<Client> {
   const text = 'x'.repeat(payloadBytes);
   const server = new Server({ name: 'bench', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: 'text' as const, text }] }));
@@ -66,7 +95,8 @@ async function pair(guarded: boolean, payloadBytes: number): Promise<Client> {
   await server.connect(serverSide);
   const client = new Client({ name: 'bench-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' as const }));
-  await client.connect(guarded ? guardTransport(clientSide, createGuard()) : clientSide);
+  const kind = wrap === true ? 'guard' : wrap === false ? 'none' : wrap;
+  await client.connect(kind === 'guard' ? guardTransport(clientSide, createGuard()) : kind === 'peek' ? new PeekingTransport(clientSide) : clientSide);
   return client;
 }
 
@@ -87,6 +117,13 @@ export async function benchSdk(): Promise<PairResult[]> {
     await plain.close();
     await guarded.close();
   }
+  // References for the 1 KB case: two unguarded clients (A/A: what the benchmark itself can tell
+  // apart), and a decorator that only looks at each message.
+  const args = { name: 'echo', arguments: { q: 1 } };
+  const [a, b, peek] = [await pair('none', 1024), await pair('none', 1024), await pair('peek', 1024)];
+  results.push(await compareAlternating('reference: unguarded vs unguarded (A/A), 1 KB', () => a.callTool(args), () => b.callTool(args), { rounds: 3, callsPerRound: 6000, block: 200, warmup: 600 }));
+  results.push(await compareAlternating('reference: a decorator reading one property per message, 1 KB', () => a.callTool(args), () => peek.callTool(args), { rounds: 3, callsPerRound: 6000, block: 200, warmup: 600 }));
+  for (const c of [a, b, peek]) await c.close();
   return results;
 }
 
