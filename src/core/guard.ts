@@ -5,7 +5,7 @@ import type { ConsentDecision, ShownToUser } from '../flow/records.js';
 import { allowedModes, declaredModes, modesEqual, narrowCapabilities } from '../negotiation/capabilities.js';
 import { toPolicyDocument, type Policy } from '../policy/policy.js';
 import { shortDigest } from '../protocol/digest.js';
-import { GuardCode } from '../protocol/errors.js';
+import { GuardCode, GuardError } from '../protocol/errors.js';
 import { kindOf, type JsonRpcError, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type JsonRpcResult } from '../protocol/jsonrpc.js';
 import type { UrlAnalysis } from '../url/types.js';
 import type { WireCodec } from '../wire/codec.js';
@@ -49,12 +49,15 @@ class GuardCore implements Guard {
     const clock = options.clock ?? Date.now;
     const random = options.random ?? ((n: number) => randomBytes(n));
     this.#subject = options.subject ?? null;
+    if (options.sessionKey !== undefined && (typeof options.sessionKey !== 'string' || options.sessionKey.length < 1 || options.sessionKey.length > 200)) {
+      throw new GuardError(GuardCode.input, 'sessionKey must be a string of 1 to 200 characters');
+    }
     this.#report = new Reporter(clock, options.onEvent, () => this.#server(), () => this.#book.generation);
     this.#book = new FlowBook({
       policy: this.policy,
       deps: { clock, random },
       store: options.ledger ?? null,
-      sessionId: Buffer.from(random(12)).toString('base64url'),
+      sessionId: options.sessionKey ?? Buffer.from(random(12)).toString('base64url'),
       onWriteError: (error) => this.#report.emit(this.#report.event({ type: 'guard.error', code: GuardCode.ledgerUnavailable, message: `ledger write failed: ${(error as Error)?.message ?? String(error)}` })),
       onNote: (note) => this.#report.note(note),
     });
@@ -218,17 +221,18 @@ class GuardCore implements Guard {
   #accepted(response: JsonRpcResponse, ruling: ServerResponseRuling & { ruling: 'accept' | 'withhold' }): Decision {
     if (ruling.ruling === 'withhold') return this.#withhold(response, ruling.reason);
     if (ruling.until === null) return forward(response);
-    return defer(ruling.until.then((o) => (o.accepted ? forward(response) : this.#withhold(response, o.reason))));
+    return defer(ruling.until.then((o) => (o.accepted ? forward(response) : this.#withhold(response, o.reason, o.code))));
   }
 
-  #withheldEvent(id: JsonRpcId, reason: string): GuardEvent {
-    return this.#report.event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
+  #withheldEvent(id: JsonRpcId, reason: string, code: GuardCode = GuardCode.alreadyAccepted): GuardEvent {
+    return this.#report.event({ type: 'response.withheld', code, requestId: id, reason });
   }
 
-  #withhold(response: JsonRpcResponse, reason: string): Decision {
+  /** `code`: E_ALREADY_ACCEPTED, or E_LEDGER_UNAVAILABLE when the business receipt could not be written. */
+  #withhold(response: JsonRpcResponse, reason: string, code: GuardCode = GuardCode.alreadyAccepted): Decision {
     const id = response.id as JsonRpcId;
     const message = `The client-side guard withheld this answer: ${reason}.`;
-    return forward(this.#codec.guardError(id, GuardCode.alreadyAccepted, 'host', message), [this.#withheldEvent(id, reason)]);
+    return forward(this.#codec.guardError(id, code, 'host', message), [this.#withheldEvent(id, reason, code)]);
   }
 
   #onHandshakeAnswer(response: JsonRpcResponse, urlRequired: boolean): Decision {

@@ -106,7 +106,7 @@ export type HostRequestRuling =
 export type ServerRequestRuling = 'recorded' | 'id-in-use';
 
 /** How an accepted final answer ends: delivered, or withheld with a reason. */
-export type AcceptOutcome = { readonly accepted: true } | { readonly accepted: false; readonly reason: string };
+export type AcceptOutcome = { readonly accepted: true } | { readonly accepted: false; readonly reason: string; readonly code?: 'E_LEDGER_UNAVAILABLE' };
 
 /** On a server response to a host request. */
 export type ServerResponseRuling =
@@ -777,7 +777,7 @@ export class FlowBook<A = unknown> {
         this.#count(lineage);
         return { accepted: true };
       },
-      (): AcceptOutcome => ({ accepted: false, reason: 'the business receipt could not be written' }),
+      (): AcceptOutcome => ({ accepted: false, reason: 'the business receipt could not be written (the ledger is unavailable), so the answer is not accepted', code: 'E_LEDGER_UNAVAILABLE' }),
     );
     return { ruling: 'accept', until };
   }
