@@ -241,24 +241,58 @@ const URL_ANSWER = Object.freeze({ ruling: 'url' as const });
 const DELIVER: NoticeRuling = Object.freeze({ deliver: true });
 const drop = (reason: DropReason | 'before-consent'): NoticeRuling => ({ deliver: false, reason });
 
-/** An insertion-ordered map that forgets its oldest entries past `limit`. */
-class Bounded<K, V> extends Map<K, V> {
-  constructor(readonly limit: number) {
-    super();
+/** The first entry of every Bounded table, never removed (see Bounded). */
+const SENTINEL: unique symbol = Symbol('bounded-table-sentinel');
+
+/**
+ * An insertion-ordered map that forgets its oldest entries past `limit`. It holds one entry of its
+ * own that is never removed: V8 shrinks (reallocates) a hash table each time it empties, and the
+ * table of requests in flight empties after nearly every answer, so without it a plain request and
+ * its answer cost two table allocations and the garbage collections they cause.
+ */
+class Bounded<K, V> {
+  readonly #map = new Map<K | typeof SENTINEL, V>([[SENTINEL, undefined as V]]);
+
+  constructor(readonly limit: number) {}
+
+  get size(): number {
+    return this.#map.size - 1;
+  }
+  get(key: K): V | undefined {
+    return this.#map.get(key);
+  }
+  has(key: K): boolean {
+    return this.#map.has(key);
+  }
+  delete(key: K): boolean {
+    return this.#map.delete(key);
+  }
+  clear(): void {
+    this.#map.clear();
+    this.#map.set(SENTINEL, undefined as V);
   }
   put(key: K, value: V, onEvict?: (value: V) => void): void {
-    this.set(key, value);
-    while (this.size > this.limit) {
-      const oldKey = this.keys().next().value as K;
-      const oldValue = this.get(oldKey) as V;
-      this.delete(oldKey);
+    const map = this.#map;
+    map.set(key, value);
+    while (map.size - 1 > this.limit) {
+      const entries = map.entries();
+      entries.next(); // the sentinel, always first
+      const [oldKey, oldValue] = entries.next().value as [K, V];
+      map.delete(oldKey);
       onEvict?.(oldValue);
     }
   }
   take(key: K): V | undefined {
-    const value = this.get(key);
-    if (value !== undefined) this.delete(key);
+    const map = this.#map;
+    const value = map.get(key);
+    if (value !== undefined) map.delete(key);
     return value;
+  }
+  *values(): IterableIterator<V> {
+    for (const [key, value] of this.#map) if (key !== SENTINEL) yield value;
+  }
+  *[Symbol.iterator](): IterableIterator<[K, V]> {
+    for (const entry of this.#map) if (entry[0] !== SENTINEL) yield entry as [K, V];
   }
 }
 

@@ -6,7 +6,7 @@ import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
 import type { UrlAnalysis } from '../../url/types.js';
 import type { Upstream } from './child.js';
-import { readLines, writeMessage } from './lines.js';
+import { isFaithfulLine, LineWriter, readLines } from './lines.js';
 
 export interface ProxyOptions {
   readonly guard: Guard;
@@ -16,6 +16,12 @@ export interface ProxyOptions {
   readonly hostOutput: Writable;
   /** Diagnostics (stderr): never protocol. */
   readonly log: (line: string) => void;
+}
+
+/** Where a message came from: the object parsed from the line (the line too, where a transport reads lines). */
+interface Source {
+  readonly parsed: unknown;
+  readonly line: string | undefined;
 }
 
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
@@ -30,13 +36,14 @@ const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refu
 export class ElicitationProxy {
   readonly #options: ProxyOptions;
   #hostClosed = false;
+  readonly #hostWriter: LineWriter;
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
 
   /** Host → server: on to the server; the guard's answers go back to the host. */
-  readonly #toServer: DecisionSinks = {
-    forward: (message) =>
-      void this.#options.upstream.send(message).catch((error: Error) => {
+  readonly #toServer: DecisionSinks<Source> = {
+    forward: (message, source) =>
+      void this.#options.upstream.send(message, this.#original(message, source)).catch((error: Error) => {
         this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
         // A request the server never got is answered now, so the host does not wait for its timeout.
         if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
@@ -45,14 +52,20 @@ export class ElicitationProxy {
     fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
   };
   /** Server → host: on to the host (warnings in front of the message); the guard's answers go back to the server. */
-  readonly #fromServerSinks: DecisionSinks = {
-    forward: (message) => this.#toHost(forHost(message)),
+  readonly #fromServerSinks: DecisionSinks<Source> = {
+    forward: (message, source) => {
+      const shown = forHost(message);
+      const original = this.#original(shown, source);
+      if (original === undefined) this.#toHost(shown);
+      else if (!this.#hostClosed) this.#hostWriter.line(original);
+    },
     reply: (message) => void this.#options.upstream.send(message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`)),
     fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
   };
 
   constructor(options: ProxyOptions) {
     this.#options = options;
+    this.#hostWriter = new LineWriter(options.hostOutput);
     this.#exitCode = new Promise((resolve) => (this.#resolveExit = resolve));
   }
 
@@ -60,7 +73,7 @@ export class ElicitationProxy {
   async run(): Promise<number> {
     const { upstream, hostInput, log } = this.#options;
     await upstream.start({
-      onMessage: (message) => this.#fromServer(message),
+      onMessage: (message, line) => this.#fromServer(message, line),
       onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
       onExit: (code) => {
         // The server is gone: stop reading the host, so the proxy can exit with the server's code.
@@ -116,20 +129,29 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    void executeDecision(this.#options.guard.outbound(message), this.#toServer, undefined);
+    void executeDecision(this.#options.guard.outbound(message), this.#toServer, { parsed: message, line });
   }
 
-  #fromServer(message: unknown): void {
+  #fromServer(message: unknown, line?: string): void {
     if (kindOf(message) === 'invalid' && !(isRecord(message) && typeof message.method === 'string')) {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, undefined);
+    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, { parsed: message, line });
+  }
+
+  /**
+   * The original line of a message the guard forwards as it is (the very object parsed from it),
+   * when that line means the same to every parser; otherwise undefined and the message is
+   * serialised again, as the guard saw it.
+   */
+  #original(forwarded: JsonRpcMessage, source: Source): string | undefined {
+    return source.line !== undefined && forwarded === source.parsed && isFaithfulLine(source.line, source.parsed) ? source.line : undefined;
   }
 
   #toHost(message: JsonRpcMessage): void {
     if (this.#hostClosed) return;
-    writeMessage(this.#options.hostOutput, message);
+    this.#hostWriter.message(message);
   }
 }
 
