@@ -7,7 +7,7 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport, type ClientOptions, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
@@ -23,8 +23,8 @@ export const MODERN = '2026-07-28';
 export const FIXTURE_SERVER = fileURLToPath(new URL('../../fixtures/servers/modern-server.ts', import.meta.url));
 
 /** Client options for one era: pinned to 2026-07-28, or the SDK's default 2025-11-25 handshake. */
-export function clientOptions(era: Era, elicitation: Record<string, unknown> = { form: {}, url: {} }, extra: Record<string, unknown> = {}) {
-  return { capabilities: { elicitation }, versionNegotiation: { mode: era === 'modern' ? ({ pin: MODERN } as const) : ('legacy' as const) }, ...extra };
+export function clientOptions(era: Era, elicitation: Record<string, object> = { form: {}, url: {} }, extra: Partial<ClientOptions> = {}): ClientOptions {
+  return { capabilities: { elicitation } as ClientOptions['capabilities'], versionNegotiation: { mode: era === 'modern' ? { pin: MODERN } : 'legacy' }, ...extra };
 }
 
 /** A server-side in-memory transport whose traffic is recorded, served by the era-selecting entry. */
@@ -60,7 +60,7 @@ export interface Connected {
 }
 
 /** A v2 client (optionally guarded) connected in memory to the v2 fixture server. */
-export async function connectInMemory(era: Era, guard: Guard | null, setup?: (client: Client) => void, options?: { elicitation?: Record<string, unknown>; client?: Record<string, unknown> }): Promise<Connected> {
+export async function connectInMemory(era: Era, guard: Guard | null, setup?: (client: Client) => void, options?: { elicitation?: Record<string, object>; client?: Partial<ClientOptions> }): Promise<Connected> {
   const served = serveInMemory();
   const client = new Client({ name: 'test-host', version: '1.0.0' }, clientOptions(era, options?.elicitation, options?.client));
   setup?.(client);
