@@ -43,8 +43,20 @@ export interface ElicitationHandlerOptions {
   readonly ledger?: Ledger;
 }
 
-/** `(request, extra) => Promise<ElicitResult>`, for `client.setRequestHandler(ElicitRequestSchema, handler)`. */
-export type ElicitationHandler = (request: ElicitRequest, extra?: { readonly signal?: AbortSignal }) => Promise<ElicitResult>;
+/**
+ * What the SDKs hand an elicitation handler as its second argument: SDK v1's `extra` (`signal`), or
+ * SDK v2's context (`mcpReq.signal`).
+ */
+export interface ElicitationHandlerExtra {
+  readonly signal?: AbortSignal;
+  readonly mcpReq?: { readonly signal?: AbortSignal };
+}
+
+/**
+ * `(request, extra) => Promise<ElicitResult>`, for SDK v1's `client.setRequestHandler(ElicitRequestSchema, handler)`
+ * and SDK v2's `client.setRequestHandler('elicitation/create', handler)`, in both protocol eras.
+ */
+export type ElicitationHandler = (request: { readonly params?: unknown } | ElicitRequest, extra?: ElicitationHandlerExtra) => Promise<ElicitResult>;
 
 /** What presenting a `-32042` list came to: all opened (retry once done), or the user refused one. */
 export type UrlRequirementOutcome = 'accepted' | 'declined' | 'cancelled';
@@ -114,7 +126,7 @@ function contextOf(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptio
 export function createElicitationHandler(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptions = {}): ElicitationHandler {
   const context = contextOf(guard, ui, options);
   return async (request, extra) => {
-    const signal = extra?.signal ?? new AbortController().signal;
+    const signal = extra?.signal ?? extra?.mcpReq?.signal ?? new AbortController().signal;
     const params: unknown = request.params;
     if (!isRecord(params)) return CANCEL;
     if (params.mode === 'url') return answerUrl(context, params, signal);
@@ -162,7 +174,7 @@ const CANCEL: ElicitResult = { action: 'cancel' };
 async function answerUrl(context: Context, params: Record<string, unknown>, signal: AbortSignal): Promise<ElicitResult> {
   const decision = await consentToUrl(context, params, 'elicitation/create', signal);
   // URL mode carries no content back: accept means only that the user agreed to open the URL.
-  if (decision === 'accept') followUp(context, params.elicitationId as string);
+  if (decision === 'accept') followUp(context, flowIdOf(params) as string);
   return { action: decision };
 }
 
@@ -172,8 +184,8 @@ async function answerUrl(context: Context, params: Record<string, unknown>, sign
  */
 async function consentToUrl(context: Context, item: Record<string, unknown>, source: UrlReviewSource, signal: AbortSignal): Promise<ConsentDecision> {
   const { guard, ui } = context;
-  const elicitationId = item.elicitationId;
-  if (typeof elicitationId !== 'string' || typeof item.url !== 'string') return 'cancel';
+  const elicitationId = flowIdOf(item);
+  if (elicitationId === null || typeof item.url !== 'string') return 'cancel';
   // The guard puts its analysis in `_meta`; without it the request did not pass a guard.
   const meta = isRecord(item._meta) ? item._meta : null;
   if (meta === null || !isRecord(meta[GuardMetaKey.urlAnalysis])) return 'cancel';
@@ -350,6 +362,17 @@ async function answerForm(context: Context, params: Record<string, unknown>, sig
     default:
       return CANCEL;
   }
+}
+
+/**
+ * The id of the guard's flow for a URL elicitation: its `elicitationId` (2025-11-25), or the flow id
+ * the guard put in `_meta` (2026-07-28 has no `elicitationId`; the guard names each flow itself).
+ */
+function flowIdOf(item: Record<string, unknown>): string | null {
+  if (typeof item.elicitationId === 'string') return item.elicitationId;
+  const meta = isRecord(item._meta) ? item._meta : null;
+  const flow = meta === null ? undefined : meta[GuardMetaKey.flow];
+  return typeof flow === 'string' ? flow : null;
 }
 
 function isFormAudit(value: unknown): value is FormAudit {
