@@ -21,7 +21,7 @@ export interface FlowView {
   readonly navigationId: string;
   readonly elicitationId: string;
   readonly state: FlowState;
-  readonly lineage: 'nested' | 'error-retry' | null;
+  readonly lineage: 'nested' | 'error-retry' | 'input-required' | null;
   readonly server: ServerIdentity;
   readonly message: string;
   readonly url: string;
@@ -208,7 +208,7 @@ export class FlowBook {
     for (const id of lineage.elicitations) {
       const entry = this.#entries.get(id);
       if (entry === undefined) continue;
-      if (lineage.kind === 'nested') {
+      if (lineage.kind !== 'error-retry') {
         if (['OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'USER_RETRY'].includes(entry.flow.state)) this.#verify(entry, 'final-response');
         if (accepted && entry.flow.state === 'NESTED_SERVER_CONTINUES') this.#move(entry, 'ORIGINAL_RESPONSE_ACCEPTED', 'final-response');
       } else if (accepted && entry.flow.state === 'OPTIONAL_CLIENT_RETRY') {
@@ -306,7 +306,8 @@ export class FlowBook {
     this.#move(entry, 'REQUIREMENT_VERIFIED', trigger);
     const lineage = entry.lineage;
     if (lineage === null) return;
-    if (lineage.kind === 'nested') this.#move(entry, 'NESTED_SERVER_CONTINUES', 'nested-lineage');
+    // The input-required chain (2026-07-28) continues like a nested one: the server answers the retry itself.
+    if (lineage.kind !== 'error-retry') this.#move(entry, 'NESTED_SERVER_CONTINUES', 'nested-lineage');
     else this.#move(entry, 'ERROR_RETRY_ELIGIBLE', 'error-lineage');
   }
 

@@ -79,7 +79,8 @@ export interface ConsentReceipt {
   readonly at: number;
 }
 
-export type LineageKind = 'nested' | 'error-retry';
+/** `input-required`: the rounds of one original operation in spec 2026-07-28 (see flow/input-required.ts). */
+export type LineageKind = 'nested' | 'error-retry' | 'input-required';
 
 /** One original operation. At most one business receipt may ever exist per key. */
 export interface LineageKey {
@@ -159,7 +160,7 @@ const consentSchema = z.strictObject({
   at: epochMs,
 });
 
-const lineageKindSchema = z.enum(['nested', 'error-retry']);
+const lineageKindSchema = z.enum(['nested', 'error-retry', 'input-required']);
 const lineageKeySchema = z.strictObject({ session: text, kind: lineageKindSchema, originalRequestDigest: sha256 });
 
 const businessSchema = z.strictObject({

@@ -68,6 +68,25 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       CREATE INDEX navigations_by_created ON navigations(created_at, id);
     `,
   }),
+  Object.freeze({
+    version: 3,
+    summary: 'business receipts of the 2026-07-28 input-required lineage',
+    sql: `
+      CREATE TABLE business_receipts_v3 (
+        id TEXT PRIMARY KEY,
+        session TEXT NOT NULL,
+        lineage_kind TEXT NOT NULL CHECK (lineage_kind IN ('nested', 'error-retry', 'input-required')),
+        original_request_digest TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        UNIQUE (session, lineage_kind, original_request_digest)
+      ) STRICT;
+      INSERT INTO business_receipts_v3 (id, session, lineage_kind, original_request_digest, at, record)
+        SELECT id, session, lineage_kind, original_request_digest, at, record FROM business_receipts;
+      DROP TABLE business_receipts;
+      ALTER TABLE business_receipts_v3 RENAME TO business_receipts;
+    `,
+  }),
 ]);
 
 export const LATEST_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;

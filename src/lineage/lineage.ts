@@ -88,7 +88,7 @@ export type RequirementProgress = 'verified' | 'pending' | 'unseen';
 
 /** Rules on a host request that repeats the original of `lineage` (same digest). */
 export function ruleOnRetry(lineage: Lineage, maxRetries: number, originalInFlight: boolean, progress: RequirementProgress = 'unseen'): RetryRuling {
-  if (lineage.kind === 'nested') {
+  if (lineage.kind !== 'error-retry') {
     if (originalInFlight) {
       return { allow: false, code: 'E_RETRY_WHILE_IN_FLIGHT', reason: 'the same request is still in flight and waiting for a URL elicitation; the server would run the operation twice' };
     }
