@@ -26,6 +26,7 @@ import type { UrlAnalysis } from '../url/types.js';
 import { defer, drop, forward, reply, type Decision } from './decision.js';
 import { FlowBook, type FlowNote, type FlowView, type OpenTicket, type Opener } from './flows.js';
 import { AcceptanceTally, emptyMetrics, lineageKeyString, noticeAdvancedUnknown, type GuardMetrics } from './metrics.js';
+import { ModernSide, type Era } from './modern.js';
 import { Session } from './session.js';
 
 export interface GuardOptions {
@@ -50,6 +51,12 @@ export interface GuardSessionView {
   readonly generation: number;
   readonly initialized: boolean;
   readonly protocolVersion: string | null;
+  /**
+   * The connection's protocol era as read from the wire: `legacy` (2025-11-25 `initialize`),
+   * `modern` (2026-07-28 per-request `_meta`), `mixed` (both: elicitations are refused), or not yet
+   * known (`unknown`, `probing` after a `server/discover`).
+   */
+  readonly era: Era;
   readonly declaredModes: Modes;
   readonly modes: Modes;
   readonly server: ServerIdentity;
@@ -104,6 +111,8 @@ class GuardCore implements Guard {
   readonly #subject: string | null;
   readonly #sessionId: string;
   readonly #hasLedger: boolean;
+  /** Spec 2026-07-28: era detection, input-required results, retries with inputResponses (core/modern.ts). */
+  readonly #modern: ModernSide;
   /** Events produced while judging one message; flushed into its decision. */
   #noteBuffer: GuardEvent[] | null = null;
 
@@ -125,6 +134,24 @@ class GuardCore implements Guard {
       onNote: (note) => this.#emit(this.#noteEvent(note)),
     });
     if (this.policy.issuing === 'stopped') this.#flows.revokeAll();
+    this.#modern = new ModernSide({
+      policy: this.policy,
+      clock: this.#clock,
+      random: this.#random,
+      sessionId: this.#sessionId,
+      subject: this.#subject,
+      hasLedger: this.#hasLedger,
+      metrics: this.#metrics,
+      flows: this.#flows,
+      generation: () => this.#session.generation,
+      event: (fields) => this.#event(fields as DistributiveOmit<GuardEvent, 'at' | 'server' | 'generation'>),
+      server: () => this.#server(),
+      onServerInfo: (name, version) => {
+        this.#session.serverName = name;
+        this.#session.serverVersion = version;
+      },
+      countAcceptance: (lineage) => this.#countAcceptance(lineage),
+    });
   }
 
   pendingFlows(): FlowView[] {
@@ -196,7 +223,10 @@ class GuardCore implements Guard {
 
   session(): GuardSessionView {
     const s = this.#session;
-    return { generation: s.generation, initialized: s.initialized, protocolVersion: s.protocolVersion, declaredModes: s.declared, modes: s.modes, server: this.#server() };
+    const m = this.#modern;
+    if (m.era === 'modern') return { generation: s.generation, initialized: false, protocolVersion: m.protocolVersion, era: m.era, declaredModes: m.declared, modes: m.modes, server: this.#server() };
+    const era = m.era === 'unknown' && s.initialized ? 'legacy' : m.era;
+    return { generation: s.generation, initialized: s.initialized, protocolVersion: s.protocolVersion, era, declaredModes: s.declared, modes: s.modes, server: this.#server() };
   }
 
   metrics(): Readonly<GuardMetrics> {
@@ -250,6 +280,14 @@ class GuardCore implements Guard {
     if (direction === 'inbound' && kind === 'error' && isRecord(m.error) && m.error.code === RpcCode.urlElicitationRequired) {
       return forward(errorResponse(m.id as JsonRpcId, RpcCode.internalError, 'The server required a URL elicitation that the client-side guard could not check.', { code: GuardCode.internal }), [event]);
     }
+    // 2026-07-28: an input-required result never reaches the host unjudged, and a retry's answers never leave unchecked.
+    if (direction === 'inbound' && kind === 'result' && isRecord(m.result) && m.result.resultType === 'input_required') {
+      this.#metrics.elicitationsRefused += 1;
+      return forward(errorResponse(m.id as JsonRpcId, RpcCode.internalError, 'The client-side elicitation guard could not check the server\'s input request, so it was refused.', { code: GuardCode.internal }), [event]);
+    }
+    if (direction === 'outbound' && kind === 'request' && isRecord(m.params) && m.params.inputResponses !== undefined) {
+      return reply(errorResponse(m.id as JsonRpcId, RpcCode.internalError, 'The client-side elicitation guard could not check the answers of this retry, so it was not sent.', { code: GuardCode.internal }), [event]);
+    }
     if (direction === 'outbound' && (kind === 'result' || kind === 'error') && this.#session.serverElicitations.get(m.id as JsonRpcId) !== undefined) {
       this.#session.serverElicitations.take(m.id as JsonRpcId);
       return forward({ jsonrpc: '2.0', id: m.id as JsonRpcId, result: { action: 'cancel' } }, [event]);
@@ -263,7 +301,9 @@ class GuardCore implements Guard {
     switch (kindOf(message)) {
       case 'request': {
         const request = message as JsonRpcRequest;
-        return request.method === Method.elicitationCreate ? this.#onElicitation(request) : forward(request);
+        if (request.method !== Method.elicitationCreate) return forward(request);
+        // 2026-07-28 has no server-to-client requests: a pushed elicitation is dropped, never answered as if legacy.
+        return this.#modern.refusesPushes ? this.#modern.stray(request) : this.#onElicitation(request);
       }
       case 'notification': {
         const notification = message as JsonRpcNotification;
@@ -468,11 +508,14 @@ class GuardCore implements Guard {
   #onServerResponse(response: JsonRpcResult | JsonRpcError): Decision {
     const session = this.#session;
     if (response.id === null) return forward(response);
+    if (this.#modern.owns(response.id)) return this.#modern.inbound(response);
     if (response.id === session.initializeId) {
       session.initializeId = null;
       return this.#onInitializeResponse(response);
     }
     const request = session.hostRequests.take(response.id);
+    // An input-required result to a 2025-11-25 request (or to nothing) is never delivered as is.
+    if ('result' in response && isRecord(response.result) && response.result.resultType === 'input_required') return this.#modern.misplaced(response, request === undefined);
     if (request === undefined) {
       // A -32042 that answers nothing the host asked carries an elicitation list nobody judged.
       if ('error' in response && response.error.code === RpcCode.urlElicitationRequired) {
@@ -637,7 +680,13 @@ class GuardCore implements Guard {
     switch (kindOf(message)) {
       case 'request': {
         const request = message as JsonRpcRequest;
-        if (request.method === Method.initialize) return this.#onInitialize(request);
+        if (request.method === Method.initialize) {
+          const mixed = this.#modern.onInitialize();
+          const decision = this.#onInitialize(request);
+          return mixed === null ? decision : { ...decision, events: [mixed, ...decision.events] };
+        }
+        const modern = this.#modern.outbound(request);
+        if (modern !== null) return modern;
         const session = this.#session;
         if (session.nestedByOriginal.size > 0 || session.errorByDigest.size > 0) {
           const refusal = this.#onPossibleRetry(request);
@@ -649,6 +698,7 @@ class GuardCore implements Guard {
       case 'notification': {
         const notification = message as JsonRpcNotification;
         if (notification.method === Method.initialized && this.#session.initializeId === null && this.#session.protocolVersion !== null) this.#session.initialized = true;
+        if (notification.method === Method.cancelled) this.#modern.onHostCancelled(notification);
         return forward(notification);
       }
       case 'result':

@@ -1,0 +1,555 @@
+/**
+ * The guard's side of protocol revision 2026-07-28 (the "modern" era), for one connection.
+ *
+ * The wire is read and written by `wire/rev2026-07-28.ts`; the rounds of each original operation are
+ * kept by the input-required book (`flow/input-required.ts`); URL flows, consent receipts and
+ * business receipts go through the same flow book and ledger as in 2025-11-25; each embedded
+ * `elicitation/create` is judged by the same checkers (form audit, URL analysis, mode check,
+ * secrets). This module only connects them.
+ *
+ * How a refused input request looks (the design choice, and why):
+ * - the host never sees it: its key is removed from `inputRequests`, and the result the host gets
+ *   lists it under `_meta["mcp-elicitation-guard/refused-inputs"]` (key, code, reason), next to a
+ *   guard event (`elicitation.refused` with `inputKey`);
+ * - the server learns of it on the host's retry, within the 2026 rules: the guard supplies
+ *   `{ action: "decline", _meta: { "mcp-elicitation-guard/refusal": { code, reason } } }` for that
+ *   key in `inputResponses` (whatever the host sent for it is dropped). The server then decides
+ *   what the operation returns, exactly as in 2025-11-25, where a refused `elicitation/create`
+ *   gets a JSON-RPC error and the server decides the tool result. Failing the host's call locally
+ *   instead would leave the server with an operation that never ends and the host with an error
+ *   the server cannot explain; `decline` is what the spec gives a client that will not provide the
+ *   input, and a server already handles it.
+ */
+import type { GuardEvent } from '../audit/events.js';
+import { redact } from '../audit/redact.js';
+import { auditForm, checkContent } from '../form/index.js';
+import type { FlowBook } from './flows.js';
+import { InputRequiredBook, type InputChain, type PresentedInput, type RefusedInput } from '../flow/input-required.js';
+import { acceptOriginalOperation, createLineage, type Lineage } from '../lineage/lineage.js';
+import { allowedModes, declaredModes, hasMode, modesEqual, narrowCapabilities, NO_MODES, type Modes } from '../negotiation/capabilities.js';
+import type { Policy } from '../policy/policy.js';
+import { GuardCode } from '../protocol/errors.js';
+import { errorResponse, isRecord, type JsonRpcError, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResult } from '../protocol/jsonrpc.js';
+import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
+import { analyzeUrl } from '../url/index.js';
+import {
+  capabilitiesOf,
+  claimOf,
+  decodeInputRequired,
+  encodeInputRequired,
+  INPUT_CAPABLE_METHODS,
+  isInputRequired,
+  originalDigest,
+  protocolVersionOf,
+  retryPartsOf,
+  serverInfoOf,
+  withCapabilities,
+  withInputResponses,
+  withResult,
+  type InputRequestPart,
+} from '../wire/rev2026-07-28.js';
+import { defer, drop, forward, reply, type Decision } from './decision.js';
+import type { GuardMetrics } from './metrics.js';
+
+/** The era of the connection as read from the wire. */
+export type Era = 'unknown' | 'probing' | 'legacy' | 'modern' | 'mixed';
+
+/** What the modern side needs from the guard it belongs to. */
+export interface ModernHost {
+  readonly policy: Policy;
+  readonly clock: () => number;
+  readonly random: (bytes: number) => Uint8Array;
+  readonly sessionId: string;
+  readonly subject: string | null;
+  readonly hasLedger: boolean;
+  readonly metrics: GuardMetrics;
+  readonly flows: FlowBook;
+  generation(): number;
+  event(fields: Record<string, unknown>): GuardEvent;
+  server(): { key: string | null; name: string | null; version: string | null };
+  /** The server named itself in a modern result's `_meta` (already redacted). */
+  onServerInfo(name: string | null, version: string | null): void;
+  /** An answer accepted as an original operation's final answer (counted per lineage). */
+  countAcceptance(lineage: Lineage): void;
+}
+
+/** A modern request the host sent and the server has not answered yet. */
+interface Pending {
+  readonly method: string;
+  /** The elicitation modes the server was told about on this very request (after the policy's narrowing). */
+  readonly modes: Modes;
+}
+
+/** A chain's lineage: the flow book's and the ledger's view of the same operation. */
+const lineages = new WeakMap<InputChain, Lineage>();
+
+const MAX_PENDING = 4096;
+
+export class ModernSide {
+  readonly #host: ModernHost;
+  readonly book: InputRequiredBook;
+  #era: Era = 'unknown';
+  #protocolVersion: string | null = null;
+  #declared: Modes = NO_MODES;
+  #modes: Modes = NO_MODES;
+  readonly #pending = new Map<JsonRpcId, Pending>();
+  /** Ids of modern requests already answered: a second answer is a protocol violation. */
+  readonly #answered = new Set<JsonRpcId>();
+
+  constructor(host: ModernHost) {
+    this.#host = host;
+    this.book = new InputRequiredBook({
+      maxRounds: host.policy.retry.maxRounds,
+      maxChains: host.policy.completion.maxPending,
+      ttlMs: host.policy.completion.ttlSeconds * 1000,
+      clock: host.clock,
+      newId: () => `ir_${Buffer.from(host.random(12)).toString('base64url')}`,
+    });
+  }
+
+  get era(): Era {
+    return this.#era;
+  }
+
+  get protocolVersion(): string | null {
+    return this.#protocolVersion;
+  }
+
+  get declared(): Modes {
+    return this.#declared;
+  }
+
+  get modes(): Modes {
+    return this.#modes;
+  }
+
+  /** True when elicitation/create pushed by the server must not be served as 2025-11-25 would. */
+  get refusesPushes(): boolean {
+    return this.#era === 'modern' || this.#era === 'mixed';
+  }
+
+  /** O(1): is this response one the modern side tracks? */
+  owns(id: JsonRpcId | null): boolean {
+    return id !== null && (this.#pending.has(id) || this.#answered.has(id));
+  }
+
+  /** The host sent `initialize`: a 2025-11-25 connection (after a modern one: mixed). */
+  onInitialize(): GuardEvent | null {
+    if (this.#era === 'modern' || this.#era === 'mixed') return this.#setEra('mixed', null);
+    this.#era = 'legacy';
+    return null;
+  }
+
+  // ---------------------------------------------------------------- host → server
+
+  /**
+   * A host request. Returns `null` when it is not the modern side's (no era claim on a connection
+   * that is not modern): the 2025-11-25 path handles it.
+   */
+  outbound(request: JsonRpcRequest): Decision | null {
+    const claim = claimOf(request);
+    if (claim === null || claim === 'legacy') return null;
+    const events: GuardEvent[] = [];
+    if (claim === 'modern') {
+      const version = protocolVersionOf(request);
+      if (this.#era !== 'modern') {
+        const event = this.#setEra(this.#era === 'legacy' || this.#era === 'mixed' ? 'mixed' : 'modern', version);
+        if (event !== null) events.push(event);
+      }
+      this.#protocolVersion = version;
+    } else if (this.#era === 'unknown') this.#era = 'probing';
+    // Capabilities travel on every request: narrowed on every request (server/discover included).
+    let message = request;
+    const capabilities = capabilitiesOf(request);
+    const declared = declaredModes(capabilities);
+    const allowed = allowedModes(declared, this.#host.policy);
+    if (!modesEqual(declared, allowed) && isRecord(capabilities)) {
+      message = withCapabilities(request, narrowCapabilities(capabilities, declared, allowed));
+      if (!modesEqual(declared, this.#declared) || !modesEqual(allowed, this.#modes)) events.push(this.#host.event({ type: 'capabilities.narrowed', declared, forwarded: allowed }));
+    }
+    this.#declared = declared;
+    this.#modes = allowed;
+    if (INPUT_CAPABLE_METHODS.has(request.method)) {
+      const ruled = this.#onInputCapable(message, events);
+      if ('action' in ruled) return ruled;
+      message = ruled;
+    }
+    this.#track(request.id, { method: request.method, modes: allowed });
+    return forward(message, events);
+  }
+
+  /**
+   * A `tools/call` / `prompts/get` / `resources/read`: an original leg, or a retry of a round.
+   * Returns the request to send (rewritten or the same object) or the decision that refuses it.
+   */
+  #onInputCapable(request: JsonRpcRequest, events: GuardEvent[]): Decision | JsonRpcRequest {
+    const parts = retryPartsOf(request);
+    if (parts.inputResponses === null || parts.requestState === null) {
+      return this.#refuseRequest(request, GuardCode.invalidParams, 'inputResponses must be an object and requestState a string', events);
+    }
+    const hasRetryParts = parts.inputResponses !== undefined || parts.requestState !== undefined;
+    const ruling = this.book.onRequest(request.id, request.method, hasRetryParts, parts.requestState, () => originalDigest(request));
+    switch (ruling.kind) {
+      case 'original':
+        return request;
+      case 'refused':
+        return this.#refuseRequest(request, ruling.code, ruling.reason, events);
+      case 'unknown': {
+        // A retry of a round the guard never saw (expired, forged, from another connection): no
+        // answer it carries was presented by the guard, so none leaves.
+        if (parts.inputResponses !== undefined && Object.keys(parts.inputResponses).length > 0) {
+          for (const key of Object.keys(parts.inputResponses)) events.push(this.#withheld(request.id, key, GuardCode.inputNotPresented, []));
+          return withInputResponses(request, {});
+        }
+        return request;
+      }
+      case 'retry':
+        return this.#checkResponses(request, ruling.chain, parts.inputResponses ?? {}, events) ?? request;
+    }
+  }
+
+  /**
+   * The retry's `inputResponses`, checked like a 2025-11-25 elicitation answer: form content against
+   * the requested schema and the secrets rules (a failing answer becomes `cancel`), URL answers
+   * without content and consistent with the flow the user decided through the guard, answers to
+   * keys never presented dropped, and the guard's own `decline` for every key it refused.
+   */
+  #checkResponses(request: JsonRpcRequest, chain: InputChain, responses: Record<string, unknown>, events: GuardEvent[]): JsonRpcRequest | null {
+    const lineage = lineages.get(chain);
+    if (lineage?.refused === true && !chain.cancelled) this.book.cancel(chain);
+    const out: Record<string, unknown> = {};
+    let changed = false;
+    for (const [key, refused] of chain.refused) {
+      out[key] = refusalAnswer(refused);
+      changed = true;
+    }
+    for (const [key, answer] of Object.entries(responses)) {
+      if (chain.refused.has(key)) continue;
+      const presented = chain.presented.get(key);
+      if (presented === undefined) {
+        events.push(this.#withheld(request.id, key, GuardCode.inputNotPresented, []));
+        changed = true;
+        continue;
+      }
+      const checked = this.#checkOne(request.id, key, presented, answer, chain, events);
+      if (checked !== answer) changed = true;
+      out[key] = checked;
+    }
+    // Cancelled by hand: every elicitation the host did not answer is answered `cancel`.
+    if (chain.cancelled) {
+      for (const [key, presented] of chain.presented) {
+        if (presented.kind !== 'other' && !(key in out)) {
+          out[key] = { action: 'cancel' };
+          changed = true;
+        }
+      }
+    }
+    return changed ? withInputResponses(request, out) : null;
+  }
+
+  #checkOne(requestId: JsonRpcId, key: string, presented: PresentedInput, answer: unknown, chain: InputChain, events: GuardEvent[]): unknown {
+    if (presented.kind === 'other') return answer;
+    if (!isRecord(answer) || (answer.action !== 'accept' && answer.action !== 'decline' && answer.action !== 'cancel')) {
+      events.push(this.#withheld(requestId, key, GuardCode.contentInvalid, []));
+      return { action: 'cancel' };
+    }
+    if (chain.cancelled) return answer.action === 'accept' ? { action: 'cancel' } : answer;
+    if (presented.kind === 'url') {
+      const flows = this.#host.flows;
+      const flow = flows.view(presented.flowId);
+      if (flow !== null && answer.action === 'accept' && (flow.state === 'CANCELLED' || flow.state === 'DECLINED')) {
+        events.push(this.#host.event({ type: 'response.withheld', code: GuardCode.illegalTransition, requestId, reason: `the flow was already ${flow.state.toLowerCase()}` }));
+        return { action: flow.state === 'DECLINED' ? 'decline' : 'cancel' };
+      }
+      flows.onAnswer(presented.flowId, answer.action);
+      // URL mode never carries data back.
+      if ('content' in answer) {
+        const { content: _dropped, ...rest } = answer;
+        return rest;
+      }
+      return answer;
+    }
+    if (answer.action !== 'accept') return answer;
+    const check = checkContent(answer.content, presented.requestedSchema);
+    if (check.ok) return answer;
+    this.#host.metrics.contentWithheld += 1;
+    const codes = check.findings.map((f) => f.code);
+    const code = codes.includes(GuardCode.secretInContent) ? GuardCode.secretInContent : GuardCode.contentInvalid;
+    const fields = [...new Set(check.findings.flatMap((f) => (f.field === undefined ? [] : [f.field])))];
+    events.push(this.#host.event({ type: 'content.withheld', code, requestId, inputKey: key, fields, findings: codes }));
+    return { action: 'cancel' };
+  }
+
+  /** The host cancelled one of its requests. */
+  onHostCancelled(notification: JsonRpcNotification): void {
+    const id = notification.params?.requestId;
+    if (typeof id === 'string' || typeof id === 'number') this.book.onHostCancelled(id);
+  }
+
+  // ---------------------------------------------------------------- server → host
+
+  /** The answer to a modern request. */
+  inbound(response: JsonRpcResult | JsonRpcError): Decision {
+    const id = response.id as JsonRpcId;
+    const pending = this.#pending.get(id);
+    if (pending === undefined) {
+      return drop([this.#violation(GuardCode.invalidParams, null, id, 'a second answer to a request that was already answered was dropped')]);
+    }
+    this.#pending.delete(id);
+    this.#answered.add(id);
+    if (this.#answered.size > MAX_PENDING) this.#answered.delete(this.#answered.values().next().value as JsonRpcId);
+    if ('error' in response) {
+      const ruling = this.book.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
+      if (ruling.kind === 'ended') this.#settle(ruling.chain, false);
+      if (response.error.code === RpcCode.urlElicitationRequired) {
+        // -32042 is 2025-11-25 only: its elicitation list never reaches a 2026-07-28 host.
+        const event = this.#violation(GuardCode.eraMismatch, pending.method, id, 'a -32042 URL elicitation requirement on a 2026-07-28 connection was replaced by a plain error');
+        return forward(errorResponse(id, RpcCode.internalError, 'The server answered with a 2025-11-25 URL elicitation requirement (-32042) on a 2026-07-28 connection; the request failed.', { code: GuardCode.eraMismatch }), [event]);
+      }
+      return forward(response);
+    }
+    const result = response.result;
+    this.#learnServer(result);
+    if (!isInputRequired(result)) {
+      const ruling = this.book.onAnswer(id, { inputRequired: false, requestState: undefined, error: false });
+      if (ruling.kind === 'complete') return this.#accept(ruling.chain, response);
+      if (ruling.kind === 'duplicate') return this.#withhold(response, 'a second final answer for an operation that already received one');
+      return forward(response);
+    }
+    return this.#onInputRequired(response, pending);
+  }
+
+  /**
+   * An input-required result: each embedded elicitation is judged before the host sees any of it.
+   * Fail closed: a result that cannot be read, on a request that cannot carry one, or on a
+   * connection whose era is not 2026-07-28, becomes an error to the host.
+   */
+  #onInputRequired(response: JsonRpcResult, pending: Pending): Decision {
+    const id = response.id;
+    if (!INPUT_CAPABLE_METHODS.has(pending.method)) {
+      return this.#failClosed(id, pending.method, GuardCode.invalidParams, `an input-required result answered ${pending.method}, which cannot ask for input`);
+    }
+    if (this.#era === 'mixed') return this.#failClosed(id, pending.method, GuardCode.eraMismatch, 'the connection mixes the 2025-11-25 and 2026-07-28 eras; input requests are refused');
+    const decoded = decodeInputRequired(response.result);
+    if (!decoded.ok) {
+      this.book.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
+      return this.#failClosed(id, pending.method, GuardCode.invalidParams, decoded.reason);
+    }
+    const ruling = this.book.onAnswer(id, { inputRequired: true, requestState: decoded.requestState, error: false });
+    if (ruling.kind === 'ended') {
+      this.#settle(ruling.chain, false);
+      return this.#failClosed(id, pending.method, GuardCode.retryNotEligible, 'the user cancelled this operation; the server asked for more input anyway');
+    }
+    if (ruling.kind !== 'round') return this.#failClosed(id, pending.method, GuardCode.internal, 'an input-required result the guard could not attribute');
+    const chain = ruling.chain;
+    const lineage = this.#lineageOf(chain, id);
+    // The server's next round answers the previous one: a URL step the user went through is verified by it.
+    if (!ruling.fresh) this.#host.flows.settleLineage(lineage, false);
+    const events: GuardEvent[] = [];
+    const kept = new Map<string, Record<string, unknown>>();
+    const refusedList: { key: string; code: string; reason: string }[] = [];
+    const refuse = (key: string, mode: ElicitationMode | null, refused: RefusedInput, findings: readonly string[] = []) => {
+      chain.refused.set(key, refused);
+      refusedList.push({ key, code: refused.code, reason: refused.reason });
+      this.#host.metrics.elicitationsRefused += 1;
+      events.push(this.#host.event({ type: 'elicitation.refused', code: refused.code, mode, requestId: id, inputKey: key, reason: refused.reason, findings }));
+    };
+    for (const bad of decoded.malformed) refuse(bad.key, null, { code: GuardCode.invalidParams, reason: bad.reason, answer: 'decline' });
+    for (const part of decoded.requests) {
+      if (part.method !== Method.elicitationCreate) {
+        // sampling/createMessage and roots/list pass as they are.
+        chain.presented.set(part.key, { kind: 'other', method: part.method });
+        kept.set(part.key, part.entry);
+        continue;
+      }
+      const judged = this.#judge(id, part, pending.modes, chain, lineage, events);
+      if (judged.ok) {
+        chain.presented.set(part.key, judged.presented);
+        kept.set(part.key, { ...part.entry, params: judged.params });
+      } else refuse(part.key, judged.mode, { code: judged.code, reason: judged.reason, answer: 'decline' }, judged.findings);
+    }
+    const meta = refusedList.length > 0 ? { [GuardMetaKey.refusedInputs]: refusedList } : null;
+    return forward(withResult(response, encodeInputRequired(response.result, kept, meta)), events);
+  }
+
+  /** One embedded `elicitation/create`, judged like a 2025-11-25 request. */
+  #judge(requestId: JsonRpcId, part: InputRequestPart, modes: Modes, chain: InputChain, lineage: Lineage, events: GuardEvent[]): Judged {
+    const { policy, metrics } = this.#host;
+    const raw = part.params;
+    const rawMode = raw.mode ?? 'form';
+    if (rawMode !== 'form' && rawMode !== 'url') return refused(null, GuardCode.invalidParams, `unknown elicitation mode ${JSON.stringify(rawMode).slice(0, 40)}; the revision defines "form" and "url"`);
+    const mode: ElicitationMode = rawMode;
+    if (!hasMode(modes, mode)) {
+      const why = hasMode(this.#declared, mode) ? 'the client policy disables it' : 'the request did not declare it';
+      return refused(mode, GuardCode.modeNotNegotiated, `${mode}-mode elicitation was not declared on this request (${why})`);
+    }
+    if (typeof raw.message !== 'string') return refused(mode, GuardCode.invalidParams, 'elicitation/create needs a string "message"');
+    // Whatever the server put under the guard's own `_meta` keys is not the guard's judgement.
+    const meta = isRecord(raw._meta) ? stripGuardMeta(raw._meta) : undefined;
+    if (mode === 'form') {
+      if (!isRecord(raw.requestedSchema)) return refused(mode, GuardCode.invalidParams, 'form-mode elicitation needs a "requestedSchema" object');
+      const { url: _u, elicitationId: _e, ...formParams } = raw;
+      const audit = auditForm(formParams, policy);
+      const sensitive = audit.fields.filter((f) => f.class === 'credential' || f.class === 'payment' || (policy.form.blockPersonal && f.class === 'personal'));
+      const codes = audit.findings.map((f) => f.code);
+      if (sensitive.length > 0) {
+        const blocked = policy.form.onSensitive === 'block';
+        events.push(this.#host.event({ type: 'form.sensitive', action: blocked ? 'blocked' : 'audited', requestId, fields: sensitive.map((f) => ({ name: f.name, class: f.class, reasons: f.reasons })) }));
+        if (blocked) {
+          metrics.sensitiveFieldsBlocked += sensitive.length;
+          const names = sensitive.map((f) => `${f.name} (${f.class})`).join(', ');
+          return refused(mode, GuardCode.sensitiveField, `form-mode elicitation asks for sensitive data: ${names}. Servers must use URL mode for credentials and payment data.`, codes);
+        }
+        metrics.sensitiveFieldsLetThrough += sensitive.length;
+      }
+      if (audit.verdict === 'block') {
+        const detail = audit.findings.filter((f) => f.severity === 'error').map((f) => (f.field === undefined ? f.message : `${f.field}: ${f.message}`)).join('; ');
+        return refused(mode, GuardCode.schemaNotAllowed, `requestedSchema is outside the form subset: ${detail}`, codes);
+      }
+      metrics.elicitationsForwarded += 1;
+      events.push(this.#host.event({ type: 'elicitation.forwarded', mode, requestId, inputKey: part.key, verdict: audit.verdict, findings: codes, host: null }));
+      return { ok: true, presented: { kind: 'form', requestedSchema: formParams.requestedSchema }, params: { ...formParams, _meta: { ...meta, [GuardMetaKey.formAudit]: audit } } };
+    }
+    if (typeof raw.url !== 'string') return refused(mode, GuardCode.invalidParams, 'url-mode elicitation needs a string "url"');
+    if (policy.issuing === 'stopped') return refused(mode, GuardCode.issuingStopped, 'URL elicitations are stopped by policy (issuing: "stopped")');
+    if (policy.subject.required && this.#host.subject === null) return refused(mode, GuardCode.subjectRequired, 'URL mode needs a verified user subject and the client has none (policy subject.required)');
+    const analysis = analyzeUrl(raw.url, policy);
+    const codes = analysis.findings.map((f) => f.code);
+    if (analysis.verdict === 'block') {
+      const reasons = analysis.findings.filter((f) => f.severity === 'error').map((f) => f.message).join('; ');
+      return refused(mode, GuardCode.urlBlocked, `the elicitation URL was blocked: ${reasons}`, codes);
+    }
+    // No elicitationId in this revision: the guard names the flow, bound to the connection, the
+    // original operation, the round and the key.
+    const flowId = `${chain.id}.${chain.round}.${Buffer.from(this.#host.random(6)).toString('base64url')}`;
+    this.#host.flows.present({ elicitationId: flowId, url: raw.url, message: raw.message, analysis, server: this.#host.server(), subject: this.#host.subject, generation: this.#host.generation(), lineage });
+    this.book.bindFlow(chain, flowId);
+    metrics.elicitationsForwarded += 1;
+    events.push(this.#host.event({ type: 'elicitation.forwarded', mode, requestId, inputKey: part.key, verdict: analysis.verdict, findings: codes, host: analysis.display.hostAscii }));
+    const { requestedSchema: _s, elicitationId: _e, ...urlParams } = raw;
+    return { ok: true, presented: { kind: 'url', flowId }, params: { ...urlParams, _meta: { ...meta, [GuardMetaKey.urlAnalysis]: analysis, [GuardMetaKey.flow]: flowId } } };
+  }
+
+  /** The chain's final answer: accepted once, with a business receipt (durable first, with a ledger). */
+  #accept(chain: InputChain, response: JsonRpcResult): Decision {
+    const lineage = lineages.get(chain);
+    if (lineage === undefined) return forward(response);
+    this.#host.flows.settleLineage(lineage, false);
+    const acceptance = acceptOriginalOperation(lineage, response, chain.round, { clock: this.#host.clock, random: this.#host.random });
+    if (!acceptance.accepted) return this.#withhold(response, acceptance.reason);
+    this.#host.flows.settleLineage(lineage, true);
+    const durable = this.#host.flows.acceptBusiness(acceptance.receipt);
+    if (!this.#host.hasLedger) {
+      this.#host.countAcceptance(lineage);
+      return forward(response);
+    }
+    return defer(
+      durable.then(
+        (accepted) => {
+          if (!accepted) return this.#withhold(response, 'another guard already accepted a final answer for this operation');
+          this.#host.countAcceptance(lineage);
+          return forward(response);
+        },
+        () => this.#withhold(response, 'the business receipt could not be written'),
+      ),
+    );
+  }
+
+  #settle(chain: InputChain, accepted: boolean): void {
+    const lineage = lineages.get(chain);
+    if (lineage !== undefined) this.#host.flows.settleLineage(lineage, accepted);
+  }
+
+  #lineageOf(chain: InputChain, originalId: JsonRpcId): Lineage {
+    let lineage = lineages.get(chain);
+    if (lineage === undefined) {
+      const host = this.#host;
+      // Scoped to the chain: the same call made again later is a new operation with its own receipt.
+      lineage = createLineage('input-required', { sessionId: `${host.sessionId}/${chain.id}`, generation: host.generation() }, originalId, chain.digest, chain.expiresAt);
+      lineages.set(chain, lineage);
+    }
+    return lineage;
+  }
+
+  #learnServer(result: Record<string, unknown>): void {
+    const info = serverInfoOf(result);
+    if (info === null) return;
+    this.#host.onServerInfo(typeof info.name === 'string' ? redact(info.name) : null, typeof info.version === 'string' ? redact(info.version) : null);
+  }
+
+  #track(id: JsonRpcId, pending: Pending): void {
+    this.#pending.delete(id);
+    this.#pending.set(id, pending);
+    this.#answered.delete(id);
+    if (this.#pending.size > MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value as JsonRpcId);
+  }
+
+  #setEra(era: 'modern' | 'mixed', version: string | null): GuardEvent | null {
+    if (this.#era === era) return null;
+    this.#era = era;
+    return this.#host.event({ type: 'session.era', era, protocolVersion: version });
+  }
+
+  #refuseRequest(request: JsonRpcRequest, code: string, reason: string, events: GuardEvent[]): Decision {
+    events.push(this.#host.event({ type: 'retry.refused', code, requestId: request.id, reason }));
+    return reply(errorResponse(request.id, RpcCode.invalidRequest, `Request refused by the client-side guard: ${reason}.`, { code }), events);
+  }
+
+  #failClosed(id: JsonRpcId, method: string, code: string, reason: string): Decision {
+    this.#host.metrics.elicitationsRefused += 1;
+    const event = this.#violation(code, method, id, reason);
+    return forward(errorResponse(id, RpcCode.internalError, `The client-side guard refused the server's input request: ${reason}.`, { code }), [event]);
+  }
+
+  #withhold(response: JsonRpcResult, reason: string): Decision {
+    const id = response.id;
+    const event = this.#host.event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
+    return forward(errorResponse(id, RpcCode.internalError, `The client-side guard withheld this answer: ${reason}.`, { code: GuardCode.alreadyAccepted }), [event]);
+  }
+
+  #withheld(requestId: JsonRpcId, key: string, code: string, findings: readonly string[]): GuardEvent {
+    this.#host.metrics.contentWithheld += 1;
+    return this.#host.event({ type: 'content.withheld', code, requestId, inputKey: key, fields: [], findings });
+  }
+
+  /** A stray `elicitation/create` pushed by the server on a modern (or mixed) connection: dropped, never answered. */
+  stray(request: JsonRpcRequest): Decision {
+    this.#host.metrics.elicitationsRefused += 1;
+    return drop([this.#violation(GuardCode.eraMismatch, request.method, request.id, `elicitation/create pushed by the server on a ${this.#era === 'mixed' ? 'mixed-era' : '2026-07-28'} connection was dropped (this revision has no server-to-client requests)`)]);
+  }
+
+  /** An input-required result answering a 2025-11-25 request, or nothing at all. */
+  misplaced(response: JsonRpcResult, answersNothing: boolean): Decision {
+    if (answersNothing) return drop([this.#violation(GuardCode.invalidParams, null, response.id, 'an input-required result answering no request in flight was dropped')]);
+    return this.#failClosed(response.id, 'a 2025-11-25 request', GuardCode.eraMismatch, 'an input-required result answered a 2025-11-25 request');
+  }
+
+  #violation(code: string, method: string | null, requestId: JsonRpcId | null, reason: string): GuardEvent {
+    return this.#host.event({ type: 'protocol.violation', code, method, requestId, reason });
+  }
+}
+
+type Judged =
+  | { readonly ok: true; readonly presented: PresentedInput; readonly params: Record<string, unknown> }
+  | { readonly ok: false; readonly mode: ElicitationMode | null; readonly code: string; readonly reason: string; readonly findings: readonly string[] };
+
+function refused(mode: ElicitationMode | null, code: string, reason: string, findings: readonly string[] = []): Judged {
+  return { ok: false, mode, code, reason, findings };
+}
+
+/** What the server gets for a key the guard refused. */
+function refusalAnswer(refused: RefusedInput): Record<string, unknown> {
+  return { action: refused.answer, _meta: { [GuardMetaKey.refusal]: { code: refused.code, reason: refused.reason } } };
+}
+
+const GUARD_META_KEYS: ReadonlySet<string> = new Set(Object.values(GuardMetaKey));
+
+function stripGuardMeta(meta: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const key of Object.keys(meta)) {
+    if (!GUARD_META_KEYS.has(key)) continue;
+    out ??= { ...meta };
+    delete out[key];
+  }
+  return out ?? meta;
+}
