@@ -216,7 +216,12 @@ export class ModernSide {
    */
   #checkResponses(request: JsonRpcRequest, chain: InputChain, responses: Record<string, unknown>, events: GuardEvent[]): JsonRpcRequest | null {
     const lineage = lineages.get(chain);
-    if (lineage?.refused === true && !chain.cancelled) this.book.cancel(chain);
+    // The user cancelled one of the chain's URL flows by hand (or declined it): the operation ends
+    // with this retry, which tells the server `cancel`.
+    if (lineage?.refused === true && !chain.cancelled) {
+      this.book.cancel(chain);
+      chain.cancelSent = true;
+    }
     const out: Record<string, unknown> = {};
     let changed = false;
     for (const [key, refused] of chain.refused) {
