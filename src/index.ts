@@ -29,7 +29,7 @@ export {
 
 // URL-mode flows, lineages and the ledger
 export type { FlowView, OpenTicket } from './core/flows.js';
-export { acceptOriginalOperation, type Lineage } from './lineage/index.js';
+export { acceptOriginalOperation, type Lineage } from './flow/lineage.js';
 export { MemoryLedger, SqliteLedger, type Ledger } from './ledger/index.js';
 export { FLOW_STATES, TRANSITIONS, type FlowState, type FlowTrigger, type NavigationRecord, type ConsentReceipt, type BusinessReceipt } from './flow/index.js';
 
@@ -45,7 +45,8 @@ export type { UrlAnalysis, UrlDisplay, UrlSegment } from './url/types.js';
 export { declaredModes, type Modes } from './negotiation/index.js';
 
 // audit
-export { createAuditLog, redact, type AuditLog, type GuardEvent, type GuardEventType, type ServerIdentity } from './audit/index.js';
+export { createAuditLog, redact, type AuditLog } from './audit/index.js';
+export type { GuardEvent, GuardEventType, ServerIdentity } from './core/events.js';
 
 // wire facts and errors
 export { GuardError, GuardCode, Method, RpcCode, GuardMetaKey, requestDigest, verdictOf, type Finding, type Severity, type Verdict } from './protocol/index.js';

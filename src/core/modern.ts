@@ -20,18 +20,14 @@
  *   the server cannot explain; `decline` is what the spec gives a client that will not provide the
  *   input, and a server already handles it.
  */
-import type { GuardEvent } from '../audit/events.js';
 import { redact } from '../audit/redact.js';
-import { auditForm, checkContent } from '../form/index.js';
-import type { FlowBook } from './flows.js';
-import { InputRequiredBook, type InputChain, type PresentedInput, type RefusedInput } from '../flow/input-required.js';
-import { acceptOriginalOperation, createLineage, type Lineage } from '../lineage/lineage.js';
+import type { ServerResponseRuling } from '../flow/book.js';
+import type { InputChain, InputRequiredBook, PresentedInput, RefusedInput } from '../flow/input-required.js';
+import type { Lineage } from '../flow/lineage.js';
 import { allowedModes, declaredModes, hasMode, modesEqual, narrowCapabilities, NO_MODES, type Modes } from '../negotiation/capabilities.js';
-import type { Policy } from '../policy/policy.js';
 import { GuardCode } from '../protocol/errors.js';
 import { errorResponse, isRecord, type JsonRpcError, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResult } from '../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
-import { analyzeUrl } from '../url/index.js';
 import {
   capabilitiesOf,
   claimOf,
@@ -49,28 +45,17 @@ import {
   type InputRequestPart,
 } from '../wire/rev2026-07-28.js';
 import { defer, drop, forward, reply, type Decision } from './decision.js';
-import type { GuardMetrics } from './metrics.js';
+import type { Translation } from './elicitations.js';
+import type { GuardEvent } from './events.js';
+import { judgeAnswer, judgeForm, judgeUrl } from './judgements.js';
+import type { EventFields } from './reporter.js';
 
 /** The era of the connection as read from the wire. */
 export type Era = 'unknown' | 'probing' | 'legacy' | 'modern' | 'mixed';
 
-/** What the modern side needs from the guard it belongs to. */
-export interface ModernHost {
-  readonly policy: Policy;
-  readonly clock: () => number;
+/** What the modern side needs from the guard it belongs to: its parts (none of its state), and randomness for flow ids. */
+export interface ModernHost extends Translation {
   readonly random: (bytes: number) => Uint8Array;
-  readonly sessionId: string;
-  readonly subject: string | null;
-  readonly hasLedger: boolean;
-  readonly metrics: GuardMetrics;
-  readonly flows: FlowBook;
-  generation(): number;
-  event(fields: Record<string, unknown>): GuardEvent;
-  server(): { key: string | null; name: string | null; version: string | null };
-  /** The server named itself in a modern result's `_meta` (already redacted). */
-  onServerInfo(name: string | null, version: string | null): void;
-  /** An answer accepted as an original operation's final answer (counted per lineage). */
-  countAcceptance(lineage: Lineage): void;
 }
 
 /** A modern request the host sent and the server has not answered yet. */
@@ -80,14 +65,11 @@ interface Pending {
   readonly modes: Modes;
 }
 
-/** A chain's lineage: the flow book's and the ledger's view of the same operation. */
-const lineages = new WeakMap<InputChain, Lineage>();
-
 const MAX_PENDING = 4096;
 
 export class ModernSide {
   readonly #host: ModernHost;
-  readonly book: InputRequiredBook;
+  readonly #rounds: InputRequiredBook;
   #era: Era = 'unknown';
   #protocolVersion: string | null = null;
   #declared: Modes = NO_MODES;
@@ -98,13 +80,7 @@ export class ModernSide {
 
   constructor(host: ModernHost) {
     this.#host = host;
-    this.book = new InputRequiredBook({
-      maxRounds: host.policy.retry.maxRounds,
-      maxChains: host.policy.completion.maxPending,
-      ttlMs: host.policy.completion.ttlSeconds * 1000,
-      clock: host.clock,
-      newId: () => `ir_${Buffer.from(host.random(12)).toString('base64url')}`,
-    });
+    this.#rounds = host.book.rounds;
   }
 
   get era(): Era {
@@ -126,6 +102,29 @@ export class ModernSide {
   /** True when elicitation/create pushed by the server must not be served as 2025-11-25 would. */
   get refusesPushes(): boolean {
     return this.#era === 'modern' || this.#era === 'mixed';
+  }
+
+  /** The session as a host sees it: the modern era's negotiation, or the handshake's (`legacy`). */
+  view(legacy: { initialized: boolean; protocolVersion: string | null; declaredModes: Modes; modes: Modes }): { initialized: boolean; protocolVersion: string | null; era: Era; declaredModes: Modes; modes: Modes } {
+    if (this.#era === 'modern') return { initialized: false, protocolVersion: this.#protocolVersion, era: 'modern', declaredModes: this.#declared, modes: this.#modes };
+    return { ...legacy, era: this.#era === 'unknown' && legacy.initialized ? 'legacy' : this.#era };
+  }
+
+  /**
+   * Fail closed when judging threw: an input-required result never reaches the host unjudged, and
+   * a retry's answers never leave unchecked. `null` for anything else (the 2025-11-25 rules apply).
+   */
+  onInternalError(direction: 'inbound' | 'outbound', message: unknown, event: GuardEvent): Decision | null {
+    if (!isRecord(message) || (typeof message.id !== 'string' && typeof message.id !== 'number')) return null;
+    const id = message.id;
+    if (direction === 'inbound' && isRecord(message.result) && message.result.resultType === 'input_required') {
+      this.#host.metrics.elicitationsRefused += 1;
+      return forward(errorResponse(id, RpcCode.internalError, "The client-side elicitation guard could not check the server's input request, so it was refused.", { code: GuardCode.internal }), [event]);
+    }
+    if (direction === 'outbound' && typeof message.method === 'string' && isRecord(message.params) && message.params.inputResponses !== undefined) {
+      return reply(errorResponse(id, RpcCode.internalError, 'The client-side elicitation guard could not check the answers of this retry, so it was not sent.', { code: GuardCode.internal }), [event]);
+    }
+    return null;
   }
 
   /** O(1): is this response one the modern side tracks? */
@@ -165,7 +164,7 @@ export class ModernSide {
     const allowed = allowedModes(declared, this.#host.policy);
     if (!modesEqual(declared, allowed) && isRecord(capabilities)) {
       message = withCapabilities(request, narrowCapabilities(capabilities, declared, allowed));
-      if (!modesEqual(declared, this.#declared) || !modesEqual(allowed, this.#modes)) events.push(this.#host.event({ type: 'capabilities.narrowed', declared, forwarded: allowed }));
+      if (!modesEqual(declared, this.#declared) || !modesEqual(allowed, this.#modes)) events.push(this.#event({ type: 'capabilities.narrowed', declared, forwarded: allowed }));
     }
     this.#declared = declared;
     this.#modes = allowed;
@@ -188,7 +187,7 @@ export class ModernSide {
       return this.#refuseRequest(request, GuardCode.invalidParams, 'inputResponses must be an object and requestState a string', events);
     }
     const hasRetryParts = parts.inputResponses !== undefined || parts.requestState !== undefined;
-    const ruling = this.book.onRequest(request.id, request.method, hasRetryParts, parts.requestState, () => originalDigest(request));
+    const ruling = this.#rounds.onRequest(request.id, request.method, hasRetryParts, parts.requestState, () => originalDigest(request));
     switch (ruling.kind) {
       case 'original':
         return request;
@@ -215,11 +214,11 @@ export class ModernSide {
    * keys never presented dropped, and the guard's own `decline` for every key it refused.
    */
   #checkResponses(request: JsonRpcRequest, chain: InputChain, responses: Record<string, unknown>, events: GuardEvent[]): JsonRpcRequest | null {
-    const lineage = lineages.get(chain);
+    const lineage = chain.lineage;
     // The user cancelled one of the chain's URL flows by hand (or declined it): the operation ends
     // with this retry, which tells the server `cancel`.
     if (lineage?.refused === true && !chain.cancelled) {
-      this.book.cancel(chain);
+      this.#rounds.cancel(chain);
       chain.cancelSent = true;
     }
     const out: Record<string, unknown> = {};
@@ -260,13 +259,12 @@ export class ModernSide {
     }
     if (chain.cancelled) return answer.action === 'accept' ? { action: 'cancel' } : answer;
     if (presented.kind === 'url') {
-      const flows = this.#host.flows;
-      const flow = flows.view(presented.flowId);
-      if (flow !== null && answer.action === 'accept' && (flow.state === 'CANCELLED' || flow.state === 'DECLINED')) {
-        events.push(this.#host.event({ type: 'response.withheld', code: GuardCode.illegalTransition, requestId, reason: `the flow was already ${flow.state.toLowerCase()}` }));
-        return { action: flow.state === 'DECLINED' ? 'decline' : 'cancel' };
+      const ruling = this.#host.book.inputAnswer(presented.flowId, answer.action);
+      if (ruling.ruling === 'override') {
+        // The user (or a manual control) ended this flow through the guard: a late accept never reaches the server.
+        events.push(this.#event({ type: 'response.withheld', code: GuardCode.illegalTransition, requestId, reason: ruling.reason }));
+        return { action: ruling.action };
       }
-      flows.onAnswer(presented.flowId, answer.action);
       // URL mode never carries data back.
       if ('content' in answer) {
         const { content: _dropped, ...rest } = answer;
@@ -275,20 +273,17 @@ export class ModernSide {
       return answer;
     }
     if (answer.action !== 'accept') return answer;
-    const check = checkContent(answer.content, presented.requestedSchema);
-    if (check.ok) return answer;
+    const withheld = judgeAnswer(answer.content, presented.requestedSchema);
+    if (withheld === null) return answer;
     this.#host.metrics.contentWithheld += 1;
-    const codes = check.findings.map((f) => f.code);
-    const code = codes.includes(GuardCode.secretInContent) ? GuardCode.secretInContent : GuardCode.contentInvalid;
-    const fields = [...new Set(check.findings.flatMap((f) => (f.field === undefined ? [] : [f.field])))];
-    events.push(this.#host.event({ type: 'content.withheld', code, requestId, inputKey: key, fields, findings: codes }));
+    events.push(this.#event({ type: 'content.withheld', code: withheld.code, requestId, inputKey: key, fields: withheld.fields, findings: withheld.findings }));
     return { action: 'cancel' };
   }
 
   /** The host cancelled one of its requests. */
   onHostCancelled(notification: JsonRpcNotification): void {
     const id = notification.params?.requestId;
-    if (typeof id === 'string' || typeof id === 'number') this.book.onHostCancelled(id);
+    if (typeof id === 'string' || typeof id === 'number') this.#rounds.onHostCancelled(id);
   }
 
   // ---------------------------------------------------------------- server → host
@@ -304,8 +299,7 @@ export class ModernSide {
     this.#answered.add(id);
     if (this.#answered.size > MAX_PENDING) this.#answered.delete(this.#answered.values().next().value as JsonRpcId);
     if ('error' in response) {
-      const ruling = this.book.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
-      if (ruling.kind === 'ended') this.#settle(ruling.chain, false);
+      this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
       if (response.error.code === RpcCode.urlElicitationRequired) {
         // -32042 is 2025-11-25 only: its elicitation list never reaches a 2026-07-28 host.
         const event = this.#violation(GuardCode.eraMismatch, pending.method, id, 'a -32042 URL elicitation requirement on a 2026-07-28 connection was replaced by a plain error');
@@ -316,7 +310,7 @@ export class ModernSide {
     const result = response.result;
     this.#learnServer(result);
     if (!isInputRequired(result)) {
-      const ruling = this.book.onAnswer(id, { inputRequired: false, requestState: undefined, error: false });
+      const ruling = this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: false });
       if (ruling.kind === 'complete') return this.#accept(ruling.chain, response);
       if (ruling.kind === 'duplicate') return this.#withhold(response, 'a second final answer for an operation that already received one');
       return forward(response);
@@ -337,19 +331,18 @@ export class ModernSide {
     if (this.#era === 'mixed') return this.#failClosed(id, pending.method, GuardCode.eraMismatch, 'the connection mixes the 2025-11-25 and 2026-07-28 eras; input requests are refused');
     const decoded = decodeInputRequired(response.result);
     if (!decoded.ok) {
-      this.book.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
+      this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
       return this.#failClosed(id, pending.method, GuardCode.invalidParams, decoded.reason);
     }
-    const ruling = this.book.onAnswer(id, { inputRequired: true, requestState: decoded.requestState, error: false });
+    const ruling = this.#rounds.onAnswer(id, { inputRequired: true, requestState: decoded.requestState, error: false });
     if (ruling.kind === 'ended') {
-      this.#settle(ruling.chain, false);
       return this.#failClosed(id, pending.method, GuardCode.retryNotEligible, 'the user cancelled this operation; the server asked for more input anyway');
     }
     if (ruling.kind !== 'round') return this.#failClosed(id, pending.method, GuardCode.internal, 'an input-required result the guard could not attribute');
     const chain = ruling.chain;
-    const lineage = this.#lineageOf(chain, id);
+    const lineage = this.#host.book.inputLineage(chain, id);
     // The server's next round answers the previous one: a URL step the user went through is verified by it.
-    if (!ruling.fresh) this.#host.flows.settleLineage(lineage, false);
+    if (!ruling.fresh) this.#host.book.inputRoundAnswered(lineage);
     const events: GuardEvent[] = [];
     const kept = new Map<string, Record<string, unknown>>();
     const refusedList: { key: string; code: string; reason: string }[] = [];
@@ -357,7 +350,7 @@ export class ModernSide {
       chain.refused.set(key, refused);
       refusedList.push({ key, code: refused.code, reason: refused.reason });
       this.#host.metrics.elicitationsRefused += 1;
-      events.push(this.#host.event({ type: 'elicitation.refused', code: refused.code, mode, requestId: id, inputKey: key, reason: refused.reason, findings }));
+      events.push(this.#event({ type: 'elicitation.refused', code: refused.code, mode, requestId: id, inputKey: key, reason: refused.reason, findings }));
     };
     for (const bad of decoded.malformed) refuse(bad.key, null, { code: GuardCode.invalidParams, reason: bad.reason, answer: 'decline' });
     for (const part of decoded.requests) {
@@ -377,7 +370,7 @@ export class ModernSide {
     return forward(withResult(response, encodeInputRequired(response.result, kept, meta)), events);
   }
 
-  /** One embedded `elicitation/create`, judged like a 2025-11-25 request. */
+  /** One embedded `elicitation/create`, judged like a 2025-11-25 request, by the same checkers. */
   #judge(requestId: JsonRpcId, part: InputRequestPart, modes: Modes, chain: InputChain, lineage: Lineage, events: GuardEvent[]): Judged {
     const { policy, metrics } = this.#host;
     const raw = part.params;
@@ -393,93 +386,53 @@ export class ModernSide {
     const meta = isRecord(raw._meta) ? stripGuardMeta(raw._meta) : undefined;
     if (mode === 'form') {
       if (!isRecord(raw.requestedSchema)) return refused(mode, GuardCode.invalidParams, 'form-mode elicitation needs a "requestedSchema" object');
+      // Fields of the other mode do not reach the host.
       const { url: _u, elicitationId: _e, ...formParams } = raw;
-      const audit = auditForm(formParams, policy);
-      const sensitive = audit.fields.filter((f) => f.class === 'credential' || f.class === 'payment' || (policy.form.blockPersonal && f.class === 'personal'));
-      const codes = audit.findings.map((f) => f.code);
-      if (sensitive.length > 0) {
-        const blocked = policy.form.onSensitive === 'block';
-        events.push(this.#host.event({ type: 'form.sensitive', action: blocked ? 'blocked' : 'audited', requestId, fields: sensitive.map((f) => ({ name: f.name, class: f.class, reasons: f.reasons })) }));
-        if (blocked) {
-          metrics.sensitiveFieldsBlocked += sensitive.length;
-          const names = sensitive.map((f) => `${f.name} (${f.class})`).join(', ');
-          return refused(mode, GuardCode.sensitiveField, `form-mode elicitation asks for sensitive data: ${names}. Servers must use URL mode for credentials and payment data.`, codes);
-        }
-        metrics.sensitiveFieldsLetThrough += sensitive.length;
+      const judged = judgeForm(formParams, policy);
+      if (judged.sensitive.length > 0) {
+        const fields = judged.sensitive.map((f) => ({ name: f.name, class: f.class, reasons: f.reasons }));
+        events.push(this.#event({ type: 'form.sensitive', action: judged.blocked ? 'blocked' : 'audited', requestId, fields }));
+        if (judged.blocked) metrics.sensitiveFieldsBlocked += judged.sensitive.length;
+        else metrics.sensitiveFieldsLetThrough += judged.sensitive.length;
       }
-      if (audit.verdict === 'block') {
-        const detail = audit.findings.filter((f) => f.severity === 'error').map((f) => (f.field === undefined ? f.message : `${f.field}: ${f.message}`)).join('; ');
-        return refused(mode, GuardCode.schemaNotAllowed, `requestedSchema is outside the form subset: ${detail}`, codes);
-      }
+      if (judged.refusal !== null) return refused(mode, judged.refusal.code, judged.refusal.reason, judged.refusal.findings);
       metrics.elicitationsForwarded += 1;
-      events.push(this.#host.event({ type: 'elicitation.forwarded', mode, requestId, inputKey: part.key, verdict: audit.verdict, findings: codes, host: null }));
-      return { ok: true, presented: { kind: 'form', requestedSchema: formParams.requestedSchema }, params: { ...formParams, _meta: { ...meta, [GuardMetaKey.formAudit]: audit } } };
+      events.push(this.#event({ type: 'elicitation.forwarded', mode, requestId, inputKey: part.key, verdict: judged.audit.verdict, findings: judged.codes, host: null }));
+      return { ok: true, presented: { kind: 'form', requestedSchema: formParams.requestedSchema }, params: { ...formParams, _meta: { ...meta, [GuardMetaKey.formAudit]: judged.audit } } };
     }
     if (typeof raw.url !== 'string') return refused(mode, GuardCode.invalidParams, 'url-mode elicitation needs a string "url"');
     if (policy.issuing === 'stopped') return refused(mode, GuardCode.issuingStopped, 'URL elicitations are stopped by policy (issuing: "stopped")');
     if (policy.subject.required && this.#host.subject === null) return refused(mode, GuardCode.subjectRequired, 'URL mode needs a verified user subject and the client has none (policy subject.required)');
-    const analysis = analyzeUrl(raw.url, policy);
-    const codes = analysis.findings.map((f) => f.code);
-    if (analysis.verdict === 'block') {
-      const reasons = analysis.findings.filter((f) => f.severity === 'error').map((f) => f.message).join('; ');
-      return refused(mode, GuardCode.urlBlocked, `the elicitation URL was blocked: ${reasons}`, codes);
-    }
+    const judged = judgeUrl(raw.url, policy);
+    if (judged.refusal !== null) return refused(mode, judged.refusal.code, judged.refusal.reason, judged.refusal.findings);
     // No elicitationId in this revision: the guard names the flow, bound to the connection, the
-    // original operation, the round and the key.
+    // original operation (the chain), the round and the key.
     const flowId = `${chain.id}.${chain.round}.${Buffer.from(this.#host.random(6)).toString('base64url')}`;
-    this.#host.flows.present({ elicitationId: flowId, url: raw.url, message: raw.message, analysis, server: this.#host.server(), subject: this.#host.subject, generation: this.#host.generation(), lineage });
-    this.book.bindFlow(chain, flowId);
+    this.#host.book.presentedInput({ elicitationId: flowId, url: raw.url, message: raw.message, analysis: judged.analysis, server: this.#host.server(), subject: this.#host.subject }, lineage);
+    this.#rounds.bindFlow(chain, flowId);
     metrics.elicitationsForwarded += 1;
-    events.push(this.#host.event({ type: 'elicitation.forwarded', mode, requestId, inputKey: part.key, verdict: analysis.verdict, findings: codes, host: analysis.display.hostAscii }));
+    events.push(this.#event({ type: 'elicitation.forwarded', mode, requestId, inputKey: part.key, verdict: judged.analysis.verdict, findings: judged.codes, host: judged.analysis.display.hostAscii }));
     const { requestedSchema: _s, elicitationId: _e, ...urlParams } = raw;
-    return { ok: true, presented: { kind: 'url', flowId }, params: { ...urlParams, _meta: { ...meta, [GuardMetaKey.urlAnalysis]: analysis, [GuardMetaKey.flow]: flowId } } };
+    return { ok: true, presented: { kind: 'url', flowId }, params: { ...urlParams, _meta: { ...meta, [GuardMetaKey.urlAnalysis]: judged.analysis, [GuardMetaKey.flow]: flowId } } };
   }
 
-  /** The chain's final answer: accepted once, with a business receipt (durable first, with a ledger). */
+  /** The chain's final answer: accepted once, with a business receipt (delivered once it is durable, with a ledger). */
   #accept(chain: InputChain, response: JsonRpcResult): Decision {
-    const lineage = lineages.get(chain);
-    if (lineage === undefined) return forward(response);
-    this.#host.flows.settleLineage(lineage, false);
-    const acceptance = acceptOriginalOperation(lineage, response, chain.round, { clock: this.#host.clock, random: this.#host.random });
-    if (!acceptance.accepted) return this.#withhold(response, acceptance.reason);
-    this.#host.flows.settleLineage(lineage, true);
-    const durable = this.#host.flows.acceptBusiness(acceptance.receipt);
-    if (!this.#host.hasLedger) {
-      this.#host.countAcceptance(lineage);
-      return forward(response);
-    }
-    return defer(
-      durable.then(
-        (accepted) => {
-          if (!accepted) return this.#withhold(response, 'another guard already accepted a final answer for this operation');
-          this.#host.countAcceptance(lineage);
-          return forward(response);
-        },
-        () => this.#withhold(response, 'the business receipt could not be written'),
-      ),
-    );
-  }
-
-  #settle(chain: InputChain, accepted: boolean): void {
-    const lineage = lineages.get(chain);
-    if (lineage !== undefined) this.#host.flows.settleLineage(lineage, accepted);
-  }
-
-  #lineageOf(chain: InputChain, originalId: JsonRpcId): Lineage {
-    let lineage = lineages.get(chain);
-    if (lineage === undefined) {
-      const host = this.#host;
-      // Scoped to the chain: the same call made again later is a new operation with its own receipt.
-      lineage = createLineage('input-required', { sessionId: `${host.sessionId}/${chain.id}`, generation: host.generation() }, originalId, chain.digest, chain.expiresAt);
-      lineages.set(chain, lineage);
-    }
-    return lineage;
+    const lineage = chain.lineage;
+    if (lineage === null) return forward(response);
+    const ruling: ServerResponseRuling = this.#host.book.inputComplete(lineage, response.id, response, chain.round);
+    if (ruling.ruling === 'withhold') return this.#withhold(response, ruling.reason);
+    if (ruling.ruling !== 'accept' || ruling.until === null) return forward(response);
+    return defer(ruling.until.then((o) => (o.accepted ? forward(response) : this.#withhold(response, o.reason))));
   }
 
   #learnServer(result: Record<string, unknown>): void {
     const info = serverInfoOf(result);
     if (info === null) return;
-    this.#host.onServerInfo(typeof info.name === 'string' ? redact(info.name) : null, typeof info.version === 'string' ? redact(info.version) : null);
+    // The server names itself: a secret-shaped name never reaches an event.
+    const session = this.#host.session;
+    session.serverName = typeof info.name === 'string' ? redact(info.name) : null;
+    session.serverVersion = typeof info.version === 'string' ? redact(info.version) : null;
   }
 
   #track(id: JsonRpcId, pending: Pending): void {
@@ -492,11 +445,11 @@ export class ModernSide {
   #setEra(era: 'modern' | 'mixed', version: string | null): GuardEvent | null {
     if (this.#era === era) return null;
     this.#era = era;
-    return this.#host.event({ type: 'session.era', era, protocolVersion: version });
+    return this.#event({ type: 'session.era', era, protocolVersion: version });
   }
 
   #refuseRequest(request: JsonRpcRequest, code: string, reason: string, events: GuardEvent[]): Decision {
-    events.push(this.#host.event({ type: 'retry.refused', code, requestId: request.id, reason }));
+    events.push(this.#event({ type: 'retry.refused', code, requestId: request.id, reason }));
     return reply(errorResponse(request.id, RpcCode.invalidRequest, `Request refused by the client-side guard: ${reason}.`, { code }), events);
   }
 
@@ -508,13 +461,13 @@ export class ModernSide {
 
   #withhold(response: JsonRpcResult, reason: string): Decision {
     const id = response.id;
-    const event = this.#host.event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
+    const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
     return forward(errorResponse(id, RpcCode.internalError, `The client-side guard withheld this answer: ${reason}.`, { code: GuardCode.alreadyAccepted }), [event]);
   }
 
   #withheld(requestId: JsonRpcId, key: string, code: string, findings: readonly string[]): GuardEvent {
     this.#host.metrics.contentWithheld += 1;
-    return this.#host.event({ type: 'content.withheld', code, requestId, inputKey: key, fields: [], findings });
+    return this.#event({ type: 'content.withheld', code, requestId, inputKey: key, fields: [], findings });
   }
 
   /** A stray `elicitation/create` pushed by the server on a modern (or mixed) connection: dropped, never answered. */
@@ -529,8 +482,12 @@ export class ModernSide {
     return this.#failClosed(response.id, 'a 2025-11-25 request', GuardCode.eraMismatch, 'an input-required result answered a 2025-11-25 request');
   }
 
+  #event(fields: EventFields): GuardEvent {
+    return this.#host.report.event(fields);
+  }
+
   #violation(code: string, method: string | null, requestId: JsonRpcId | null, reason: string): GuardEvent {
-    return this.#host.event({ type: 'protocol.violation', code, method, requestId, reason });
+    return this.#event({ type: 'protocol.violation', code, method, requestId, reason });
   }
 }
 

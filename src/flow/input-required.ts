@@ -20,6 +20,7 @@
  * legs and answers and asks it for rulings.
  */
 import type { JsonRpcId } from '../protocol/jsonrpc.js';
+import type { Lineage } from './lineage.js';
 
 /** What the guard presented to the host under one input key of the current round. */
 export type PresentedInput =
@@ -58,6 +59,8 @@ export interface InputChain {
   cancelSent: boolean;
   /** Every URL flow of this chain (for the manual controls). */
   readonly flows: Set<string>;
+  /** The flow book's lineage of this operation (URL flows, consent, the business receipt). */
+  lineage: Lineage | null;
   expiresAt: number;
 }
 
@@ -258,6 +261,7 @@ export class InputRequiredBook {
       cancelled: false,
       cancelSent: false,
       flows: new Set(),
+      lineage: null,
       expiresAt: options.clock() + options.ttlMs,
     };
     this.#chains.set(chain.id, chain);

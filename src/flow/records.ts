@@ -79,8 +79,14 @@ export interface ConsentReceipt {
   readonly at: number;
 }
 
+/**
+ * The kinds of lineage, as stored in business receipts: `nested` (an elicitation inside a request in
+ * flight) and `error-retry` (the `-32042` URL-elicitation-required lineage). Their rules live in
+ * `LINEAGE_RULES` (lineage.ts).
+ */
 /** `input-required`: the rounds of one original operation in spec 2026-07-28 (see flow/input-required.ts). */
-export type LineageKind = 'nested' | 'error-retry' | 'input-required';
+export const LINEAGE_KINDS = Object.freeze(['nested', 'error-retry', 'input-required'] as const);
+export type LineageKind = (typeof LINEAGE_KINDS)[number];
 
 /** One original operation. At most one business receipt may ever exist per key. */
 export interface LineageKey {
@@ -160,7 +166,7 @@ const consentSchema = z.strictObject({
   at: epochMs,
 });
 
-const lineageKindSchema = z.enum(['nested', 'error-retry', 'input-required']);
+const lineageKindSchema = z.enum(LINEAGE_KINDS);
 const lineageKeySchema = z.strictObject({ session: text, kind: lineageKindSchema, originalRequestDigest: sha256 });
 
 const businessSchema = z.strictObject({

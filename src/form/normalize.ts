@@ -4,8 +4,30 @@
  * (e.g. Cyrillic й → и) is harmless: both sides fold alike.
  */
 
-/** Longest text (in UTF-16 units) the classifier reads from one title, description or message. */
+/**
+ * Longest text (in UTF-16 units, invisible characters not counted) the classifier reads from one
+ * name, title, description or message. The audit refuses a form with a longer text: it cannot be
+ * read whole, and what is past the bound could hide anything.
+ */
 export const MAX_SCANNED_TEXT = 16_384;
+
+/** Characters that render as nothing (zero-width spaces and joiners, soft hyphens, variation selectors, fillers). */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/** The text without the characters that render as nothing: they are stripped before anything is read. */
+export function stripInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}
+
+/** True when the visible text is longer than the classifier reads. */
+export function exceedsScanBound(text: string): boolean {
+  return text.length > MAX_SCANNED_TEXT && stripInvisible(text).length > MAX_SCANNED_TEXT;
+}
+
+function clip(text: string): string {
+  const visible = stripInvisible(text);
+  return visible.length > MAX_SCANNED_TEXT ? visible.slice(0, MAX_SCANNED_TEXT) : visible;
+}
 
 const COMBINING_DIACRITICS = /[\u0300-\u036f]/g;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -18,8 +40,7 @@ const LATIN_OR_DIGIT = /[\p{Script=Latin}\p{N}]/u;
  * outside that block, so `パスワード` keeps its marks.
  */
 export function normalizeText(text: string): string {
-  const clipped = text.length > MAX_SCANNED_TEXT ? text.slice(0, MAX_SCANNED_TEXT) : text;
-  return clipped
+  return clip(text)
     .normalize('NFKC')
     .toLowerCase()
     .replace(/ß/g, 'ss')
@@ -71,7 +92,7 @@ function words(normalized: string): string[] {
 
 /** The words of a property name: `mot_de_passe`, `apiKey`, `API_KEY`, `pass-word2` all split. */
 export function identifierWords(name: string): string[] {
-  return words(normalizeText(splitCase(name.length > MAX_SCANNED_TEXT ? name.slice(0, MAX_SCANNED_TEXT) : name)));
+  return words(normalizeText(splitCase(clip(name))));
 }
 
 /**
@@ -80,7 +101,7 @@ export function identifierWords(name: string): string[] {
  * `min` apart. Apostrophes and hyphens split words but not phrases (`d'accès`, `API-Schlüssel`).
  */
 export function textPhrases(text: string): string[][] {
-  const normalized = normalizeText(splitCase(text.length > MAX_SCANNED_TEXT ? text.slice(0, MAX_SCANNED_TEXT) : text));
+  const normalized = normalizeText(splitCase(clip(text)));
   const phrases: string[][] = [];
   for (const part of normalized.split(/[.,;:!?()[\]{}<>"«»“”„|/\\\n\r\t。、，；：！？（）「」『』【】《》・]+/u)) {
     const ws = words(part);

@@ -86,3 +86,23 @@ export class GuardError extends Error {
     return value instanceof Error && (value as { name?: unknown }).name === 'GuardError' && typeof (value as { code?: unknown }).code === 'string';
   }
 }
+
+/** Who receives an answer the guard writes in its own name. */
+export type AnswerToward = 'server' | 'host';
+
+/**
+ * The JSON-RPC code of an answer in the guard's name. Toward the server (an elicitation refused)
+ * it is `-32602` invalid params, or `-32603` when the guard itself failed. Toward the host (a host
+ * request refused locally, or a server answer replaced) it is `-32600` invalid request for a refused
+ * retry, otherwise `-32603`. The guard code always travels in `error.data.code`.
+ */
+export const WIRE_ANSWERS: { readonly [T in AnswerToward]: { readonly default: number } & { readonly [C in GuardCode]?: number } } = Object.freeze({
+  server: { default: -32602, E_GUARD_INTERNAL: -32603 },
+  host: { default: -32603, E_RETRY_WHILE_IN_FLIGHT: -32600, E_RETRY_EXHAUSTED: -32600, E_RETRY_NOT_ELIGIBLE: -32600 },
+});
+
+/** The wire answer of a guard code: the JSON-RPC code and the `error.data` to send with it. */
+export function wireAnswer(code: GuardCode, toward: AnswerToward, data?: Record<string, unknown>): { readonly rpc: number; readonly data: Record<string, unknown> } {
+  const table = WIRE_ANSWERS[toward];
+  return { rpc: table[code] ?? table.default, data: { code, ...data } };
+}

@@ -18,7 +18,7 @@
  * rewrites a message copies it by reference, so what leaves is byte for byte what came.
  */
 import { requestDigest } from '../protocol/digest.js';
-import { isRecord, type JsonRpcRequest, type JsonRpcResult } from '../protocol/jsonrpc.js';
+import { isRecord, type JsonRpcRequest, type JsonRpcResponse, type JsonRpcResult } from '../protocol/jsonrpc.js';
 
 export const REVISION = '2026-07-28';
 
@@ -93,6 +93,11 @@ export function serverInfoOf(result: Record<string, unknown>): Record<string, un
 /** O(1): does this result say `input_required`? */
 export function isInputRequired(result: Record<string, unknown>): boolean {
   return result.resultType === RESULT_TYPE_INPUT_REQUIRED;
+}
+
+/** O(1): is this response a result that says `input_required`? */
+export function isInputRequiredResponse(response: JsonRpcResponse): response is JsonRpcResult {
+  return 'result' in response && isRecord(response.result) && response.result.resultType === RESULT_TYPE_INPUT_REQUIRED;
 }
 
 /** One embedded request of an input-required result, era-neutral. */

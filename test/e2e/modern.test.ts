@@ -9,7 +9,7 @@ import { createElicitationHandler } from '../../src/adapters/sdk/handler.js';
 import { functionOpener } from '../../src/adapters/sdk/opener.js';
 import { guardTransport } from '../../src/adapters/sdk/transport.js';
 import type { ConsentUi } from '../../src/adapters/sdk/consent-ui.js';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard, type GuardOptions } from '../../src/core/guard.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import { GuardMetaKey } from '../../src/protocol/wire.js';

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { CallToolRequestSchema, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createElicitationHandler } from '../../src/adapters/sdk/handler.js';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createAuditLog, type AuditLog } from '../../src/audit/log.js';
 import { createGuard, type Guard } from '../../src/core/guard.js';
 import { SqliteLedger } from '../../src/ledger/sqlite.js';

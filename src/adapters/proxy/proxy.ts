@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import type { GuardEvent } from '../../audit/events.js';
-import type { Decision } from '../../core/decision.js';
+import type { GuardEvent } from '../../core/events.js';
+import { executeDecision, type DecisionSinks } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
@@ -32,6 +32,24 @@ export class ElicitationProxy {
   #hostClosed = false;
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
+
+  /** Host → server: on to the server; the guard's answers go back to the host. */
+  readonly #toServer: DecisionSinks = {
+    forward: (message) =>
+      void this.#options.upstream.send(message).catch((error: Error) => {
+        this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
+        // A request the server never got is answered now, so the host does not wait for its timeout.
+        if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
+      }),
+    reply: (message) => this.#toHost(message),
+    fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
+  };
+  /** Server → host: on to the host (warnings in front of the message); the guard's answers go back to the server. */
+  readonly #fromServerSinks: DecisionSinks = {
+    forward: (message) => this.#toHost(forHost(message)),
+    reply: (message) => void this.#options.upstream.send(message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`)),
+    fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
+  };
 
   constructor(options: ProxyOptions) {
     this.#options = options;
@@ -98,7 +116,7 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    this.#executeOutbound(this.#options.guard.outbound(message));
+    void executeDecision(this.#options.guard.outbound(message), this.#toServer, undefined);
   }
 
   #fromServer(message: unknown): void {
@@ -106,45 +124,7 @@ export class ElicitationProxy {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    this.#executeInbound(this.#options.guard.inbound(message));
-  }
-
-  #executeOutbound(decision: Decision): void {
-    switch (decision.action) {
-      case 'forward': {
-        const message = decision.message;
-        this.#options.upstream.send(message).catch((error: Error) => {
-          this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
-          // A request the server never got is answered now, so the host does not wait for its timeout.
-          if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
-        });
-        return;
-      }
-      case 'reply':
-        this.#toHost(decision.message);
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then((next) => this.#executeOutbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
-        return;
-    }
-  }
-
-  #executeInbound(decision: Decision): void {
-    switch (decision.action) {
-      case 'forward':
-        this.#toHost(forHost(decision.message));
-        return;
-      case 'reply':
-        this.#options.upstream.send(decision.message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`));
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then((next) => this.#executeInbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
-        return;
-    }
+    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, undefined);
   }
 
   #toHost(message: JsonRpcMessage): void {

@@ -1,4 +1,4 @@
-import type { Decision } from '../../core/decision.js';
+import { executeDecision, type DecisionSinks } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
 
 /**
@@ -116,12 +116,33 @@ class Faithful<T extends GuardableTransport> implements ProxyHandler<GuardedTran
   }
 }
 
+const RESOLVED: Promise<void> = Promise.resolve();
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
 class GuardedTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: unknown, extra?: unknown) => void;
   readonly #inner: GuardableTransport;
   readonly #guard: Guard;
+  /** Host → server: on to the server with the host's send options; answers go back to the host. */
+  readonly #toServer: DecisionSinks<unknown> = {
+    forward: (message, options) => this.#inner.send(message, options),
+    // Answered locally: deliver the answer to the host as if the server had sent it.
+    reply: (message) => void queueMicrotask(() => this.onmessage?.(message, undefined)),
+    fail: (error) => {
+      throw error;
+    },
+  };
+  /** Server → host: on to the host; the guard's answers go back to the server. */
+  readonly #toHost: DecisionSinks<unknown> = {
+    forward: (message, extra) => this.onmessage?.(message, extra),
+    reply: (message) => void this.#inner.send(message).catch((error: unknown) => this.onerror?.(asError(error))),
+    fail: (error) => this.onerror?.(asError(error)),
+  };
 
   constructor(inner: GuardableTransport, guard: Guard) {
     this.#inner = inner;
@@ -130,55 +151,13 @@ class GuardedTransport {
 
   start(): Promise<void> {
     const inner = this.#inner;
-    inner.onmessage = (message: unknown, extra?: unknown) => this.#receive(message, extra);
+    inner.onmessage = (message: unknown, extra?: unknown) => void executeDecision(this.#guard.inbound(message), this.#toHost, extra);
     inner.onerror = (error: Error) => this.onerror?.(error);
     inner.onclose = () => this.onclose?.();
     return inner.start();
   }
 
   send(message: unknown, options?: unknown): Promise<void> {
-    return this.#sendDecided(this.#guard.outbound(message), options);
-  }
-
-  #sendDecided(decision: Decision, options: unknown): Promise<void> {
-    switch (decision.action) {
-      case 'forward':
-        return this.#inner.send(decision.message, options);
-      case 'reply':
-        // Answered locally: deliver the answer to the host as if the server had sent it.
-        queueMicrotask(() => this.#deliver(decision.message, undefined));
-        return Promise.resolve();
-      case 'drop':
-        return Promise.resolve();
-      case 'defer':
-        return decision.until.then((next) => this.#sendDecided(next, options));
-    }
-  }
-
-  #receive(message: unknown, extra: unknown): void {
-    this.#receiveDecided(this.#guard.inbound(message), extra);
-  }
-
-  #receiveDecided(decision: Decision, extra: unknown): void {
-    switch (decision.action) {
-      case 'forward':
-        this.#deliver(decision.message, extra);
-        return;
-      case 'reply':
-        this.#inner.send(decision.message).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then(
-          (next) => this.#receiveDecided(next, extra),
-          (error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))),
-        );
-        return;
-    }
-  }
-
-  #deliver(message: unknown, extra: unknown): void {
-    this.onmessage?.(message, extra);
+    return executeDecision(this.#guard.outbound(message), this.#toServer, options) ?? RESOLVED;
   }
 }
