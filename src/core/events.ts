@@ -89,6 +89,11 @@ export type GuardEvent =
     })
   | (EventBase & { readonly type: 'response.withheld'; readonly code: string; readonly requestId: string | number; readonly reason: string })
   | (EventBase & { readonly type: 'guard.error'; readonly code: string; readonly message: string })
+  /**
+   * A `-32042` answering a retry of the same original names a URL the server already sent: the
+   * host is in a loop with the server. Retries stop at `retry.maxUrlRequiredRounds` rounds.
+   */
+  | (EventBase & { readonly type: 'url-required.loop'; readonly requestId: string | number; readonly round: number; readonly repeated: number; readonly hosts: readonly string[] })
   /** The connection's protocol era as the guard reads it from the wire (2026-07-28: per-request `_meta`, `server/discover`). */
   | (EventBase & { readonly type: 'session.era'; readonly era: 'legacy' | 'modern' | 'mixed'; readonly protocolVersion: string | null })
   /** A message that breaks the rules of the connection's era, dropped or replaced (never delivered as it was). */

@@ -370,7 +370,7 @@ export class FlowBook<A = unknown> {
     const maxRetries = this.#policy.retry.maxRetries;
     for (const lineage of this.#nested.values()) {
       if (lineage.digest !== digest) continue;
-      const ruling = LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, { maxRetries, originalInFlight: this.#inFlight(lineage), progress: 'unseen' });
+      const ruling = LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, { maxRetries, maxRounds: this.#policy.retry.maxUrlRequiredRounds, originalInFlight: this.#inFlight(lineage), progress: 'unseen' });
       if (!ruling.allow) return { ruling: 'refuse', code: ruling.code, reason: ruling.reason };
     }
     for (const [id, candidate] of this.#ambiguous) {
@@ -391,7 +391,7 @@ export class FlowBook<A = unknown> {
       return null;
     }
     const rules = LINEAGE_RULES[lineage.kind];
-    const ruling = rules.ruleOnRepeat(lineage, { maxRetries: this.#policy.retry.maxRetries, originalInFlight: false, progress: this.#progress(lineage) });
+    const ruling = rules.ruleOnRepeat(lineage, { maxRetries: this.#policy.retry.maxRetries, maxRounds: this.#policy.retry.maxUrlRequiredRounds, originalInFlight: false, progress: this.#progress(lineage) });
     if (!ruling.allow) return { ruling: 'refuse', code: ruling.code, reason: ruling.reason };
     lineage.retriesUsed = ruling.generation;
     lineage.retryIds.set(id, ruling.generation);
@@ -470,12 +470,22 @@ export class FlowBook<A = unknown> {
    * The server answered `original` with URL elicitations it needs first; `entries` passed the
    * checkers. They form one error lineage: the host may send `original` again once they are done.
    */
-  urlRequired(original: RequestEvent, responseId: JsonRpcId, entries: readonly PresentedEvent<A>[]): void {
+  urlRequired(original: RequestEvent, responseId: JsonRpcId, entries: readonly PresentedEvent<A>[]): { readonly round: number; readonly repeatedUrls: number } {
     const digest = requestDigest(original.method, original.params);
     const lineage = createLineage('error-retry', { sessionId: this.#sessionId, generation: this.#generation }, responseId, digest, this.#deps.clock() + this.#ttlMs);
+    // A -32042 answering a retry of the same original is the next round of one chain: counted, and
+    // a URL the server already sent in the round before is a loop.
+    const previous = this.#byDigest.get(digest);
+    let repeatedUrls = 0;
+    if (previous !== undefined && previous.expiresAt > this.#deps.clock()) {
+      lineage.round = previous.round + 1;
+      const before = new Set([...this.#flowsOf(previous)].map((e) => e.url));
+      repeatedUrls = entries.filter((e) => before.has(e.url)).length;
+    }
     this.#byDigest.delete(digest);
     this.#byDigest.put(digest, lineage);
     for (const entry of entries) this.#present(entry, lineage, false);
+    return { round: lineage.round, repeatedUrls };
   }
 
   // ---------------------------------------------------------------- input-required rounds (2026-07-28)

@@ -19,7 +19,7 @@ export interface ProxyOptions {
 }
 
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
-const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld', 'protocol.violation']);
+const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld', 'protocol.violation', 'url-required.loop']);
 
 /**
  * The guard as a process in front of any MCP server: the host speaks MCP to the proxy's stdin and
