@@ -26,7 +26,7 @@ function loop(policy: Record<string, unknown> | undefined, rounds: number, sameU
   for (let id = 1; id <= rounds; id += 1) {
     const sent = guard.outbound(call(id));
     if (sent.action === 'reply') {
-      refused = sent.message as Record<string, unknown>;
+      refused = sent.message as unknown as Record<string, unknown>;
       break;
     }
     reached.push(id);
