@@ -66,7 +66,7 @@ class GuardCore implements Guard {
     if (this.policy.issuing === 'stopped') this.#book.revokeAll();
     const { policy } = this;
     this.#ctx = { policy, codec: this.#codec, session: this.#session, book: this.#book, metrics: this.#metrics, report: this.#report, subject: this.#subject, server: () => this.#server() };
-    this.#modern = new ModernSide({ ...this.#ctx, random });
+    this.#modern = new ModernSide(this.#ctx);
   }
 
   pendingFlows(): FlowView[] {

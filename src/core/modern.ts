@@ -25,6 +25,7 @@ import type { ServerResponseRuling } from '../flow/book.js';
 import type { InputChain, InputRequiredBook, PresentedInput, RefusedInput } from '../flow/input-required.js';
 import type { Lineage } from '../flow/lineage.js';
 import { allowedModes, declaredModes, hasMode, modesEqual, narrowCapabilities, NO_MODES, type Modes } from '../negotiation/capabilities.js';
+import { shortDigest } from '../protocol/digest.js';
 import { GuardCode } from '../protocol/errors.js';
 import { errorResponse, isRecord, type JsonRpcError, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResult } from '../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
@@ -53,13 +54,13 @@ import type { EventFields } from './reporter.js';
 /** The era of the connection as read from the wire. */
 export type Era = 'unknown' | 'probing' | 'legacy' | 'modern' | 'mixed';
 
-/** What the modern side needs from the guard it belongs to: its parts (none of its state), and randomness for flow ids. */
-export interface ModernHost extends Translation {
-  readonly random: (bytes: number) => Uint8Array;
-}
+/** What the modern side needs from the guard it belongs to: its parts, none of its state. */
+export type ModernHost = Translation;
 
 /** A modern request the host sent and the server has not answered yet. */
 interface Pending {
+  /** The request as sent (kept by reference: digested only if the server asks for input). */
+  readonly request: JsonRpcRequest;
   readonly method: string;
   /** The elicitation modes the server was told about on this very request (after the policy's narrowing). */
   readonly modes: Modes;
@@ -75,8 +76,8 @@ export class ModernSide {
   #declared: Modes = NO_MODES;
   #modes: Modes = NO_MODES;
   readonly #pending = new Map<JsonRpcId, Pending>();
-  /** Ids of modern requests already answered: a second answer is a protocol violation. */
-  readonly #answered = new Set<JsonRpcId>();
+  /** The capabilities object of the last request and what it declared: SDKs send the same object every time. */
+  #lastCapabilities: unknown = undefined;
 
   constructor(host: ModernHost) {
     this.#host = host;
@@ -129,7 +130,7 @@ export class ModernSide {
 
   /** O(1): is this response one the modern side tracks? */
   owns(id: JsonRpcId | null): boolean {
-    return id !== null && (this.#pending.has(id) || this.#answered.has(id));
+    return id !== null && this.#pending.has(id);
   }
 
   /** The host sent `initialize`: a 2025-11-25 connection (after a modern one: mixed). */
@@ -160,12 +161,18 @@ export class ModernSide {
     // Capabilities travel on every request: narrowed on every request (server/discover included).
     let message = request;
     const capabilities = capabilitiesOf(request);
-    const declared = declaredModes(capabilities);
-    const allowed = allowedModes(declared, this.#host.policy);
+    let declared = this.#declared;
+    let allowed = this.#modes;
+    const changed = capabilities !== this.#lastCapabilities || capabilities === undefined;
+    if (changed) {
+      declared = declaredModes(capabilities);
+      allowed = allowedModes(declared, this.#host.policy);
+    }
     if (!modesEqual(declared, allowed) && isRecord(capabilities)) {
       message = withCapabilities(request, narrowCapabilities(capabilities, declared, allowed));
-      if (!modesEqual(declared, this.#declared) || !modesEqual(allowed, this.#modes)) events.push(this.#event({ type: 'capabilities.narrowed', declared, forwarded: allowed }));
+      if (!modesEqual(declared, this.#declared) || !modesEqual(allowed, this.#modes) || this.#lastCapabilities === undefined) events.push(this.#event({ type: 'capabilities.narrowed', declared, forwarded: allowed }));
     }
+    this.#lastCapabilities = capabilities;
     this.#declared = declared;
     this.#modes = allowed;
     if (INPUT_CAPABLE_METHODS.has(request.method)) {
@@ -173,7 +180,7 @@ export class ModernSide {
       if ('action' in ruled) return ruled;
       message = ruled;
     }
-    this.#track(request.id, { method: request.method, modes: allowed });
+    this.#track(request.id, { request, method: request.method, modes: allowed });
     return forward(message, events);
   }
 
@@ -292,12 +299,8 @@ export class ModernSide {
   inbound(response: JsonRpcResult | JsonRpcError): Decision {
     const id = response.id as JsonRpcId;
     const pending = this.#pending.get(id);
-    if (pending === undefined) {
-      return drop([this.#violation(GuardCode.invalidParams, null, id, 'a second answer to a request that was already answered was dropped')]);
-    }
+    if (pending === undefined) return forward(response);
     this.#pending.delete(id);
-    this.#answered.add(id);
-    if (this.#answered.size > MAX_PENDING) this.#answered.delete(this.#answered.values().next().value as JsonRpcId);
     if ('error' in response) {
       this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
       if (response.error.code === RpcCode.urlElicitationRequired) {
@@ -334,7 +337,8 @@ export class ModernSide {
       this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
       return this.#failClosed(id, pending.method, GuardCode.invalidParams, decoded.reason);
     }
-    const ruling = this.#rounds.onAnswer(id, { inputRequired: true, requestState: decoded.requestState, error: false });
+    const request = pending.request;
+    const ruling = this.#rounds.onAnswer(id, { inputRequired: true, requestState: decoded.requestState, error: false }, { method: request.method, digestOf: () => originalDigest(request) });
     if (ruling.kind === 'ended') {
       return this.#failClosed(id, pending.method, GuardCode.retryNotEligible, 'the user cancelled this operation; the server asked for more input anyway');
     }
@@ -388,7 +392,7 @@ export class ModernSide {
       if (!isRecord(raw.requestedSchema)) return refused(mode, GuardCode.invalidParams, 'form-mode elicitation needs a "requestedSchema" object');
       // Fields of the other mode do not reach the host.
       const { url: _u, elicitationId: _e, ...formParams } = raw;
-      const judged = judgeForm(formParams, policy);
+      const judged = this.#judgeForm(formParams);
       if (judged.sensitive.length > 0) {
         const fields = judged.sensitive.map((f) => ({ name: f.name, class: f.class, reasons: f.reasons }));
         events.push(this.#event({ type: 'form.sensitive', action: judged.blocked ? 'blocked' : 'audited', requestId, fields }));
@@ -407,13 +411,30 @@ export class ModernSide {
     if (judged.refusal !== null) return refused(mode, judged.refusal.code, judged.refusal.reason, judged.refusal.findings);
     // No elicitationId in this revision: the guard names the flow, bound to the connection, the
     // original operation (the chain), the round and the key.
-    const flowId = `${chain.id}.${chain.round}.${Buffer.from(this.#host.random(6)).toString('base64url')}`;
+    const flowId = `${chain.id}.${chain.round}.${part.key.length > 40 ? shortDigest(part.key) : part.key}`;
     this.#host.book.presentedInput({ elicitationId: flowId, url: raw.url, message: raw.message, analysis: judged.analysis, server: this.#host.server(), subject: this.#host.subject }, lineage);
     this.#rounds.bindFlow(chain, flowId);
     metrics.elicitationsForwarded += 1;
     events.push(this.#event({ type: 'elicitation.forwarded', mode, requestId, inputKey: part.key, verdict: judged.analysis.verdict, findings: judged.codes, host: judged.analysis.display.hostAscii }));
     const { requestedSchema: _s, elicitationId: _e, ...urlParams } = raw;
     return { ok: true, presented: { kind: 'url', flowId }, params: { ...urlParams, _meta: { ...meta, [GuardMetaKey.urlAnalysis]: judged.analysis, [GuardMetaKey.flow]: flowId } } };
+  }
+
+  /**
+   * Form judgements by the form's text: a server asks the same form in every call of a tool, and
+   * the audit (lexicon, reading rules) is the costly part of a round. Bounded, oldest out.
+   */
+  readonly #forms = new Map<string, ReturnType<typeof judgeForm>>();
+
+  #judgeForm(params: Record<string, unknown>): ReturnType<typeof judgeForm> {
+    const { _meta: _m, ...asked } = params;
+    const key = JSON.stringify(asked);
+    const known = this.#forms.get(key);
+    if (known !== undefined) return known;
+    const judged = judgeForm(params, this.#host.policy);
+    this.#forms.set(key, judged);
+    if (this.#forms.size > 256) this.#forms.delete(this.#forms.keys().next().value as string);
+    return judged;
   }
 
   /** The chain's final answer: accepted once, with a business receipt (delivered once it is durable, with a ledger). */
@@ -426,9 +447,15 @@ export class ModernSide {
     return defer(ruling.until.then((o) => (o.accepted ? forward(response) : this.#withhold(response, o.reason))));
   }
 
+  /** The server's self-description as last seen (raw), so an unchanged one costs a comparison. */
+  #lastServerInfo: { name: unknown; version: unknown } | null = null;
+
   #learnServer(result: Record<string, unknown>): void {
     const info = serverInfoOf(result);
     if (info === null) return;
+    const last = this.#lastServerInfo;
+    if (last !== null && last.name === info.name && last.version === info.version) return;
+    this.#lastServerInfo = { name: info.name, version: info.version };
     // The server names itself: a secret-shaped name never reaches an event.
     const session = this.#host.session;
     session.serverName = typeof info.name === 'string' ? redact(info.name) : null;
@@ -438,7 +465,6 @@ export class ModernSide {
   #track(id: JsonRpcId, pending: Pending): void {
     this.#pending.delete(id);
     this.#pending.set(id, pending);
-    this.#answered.delete(id);
     if (this.#pending.size > MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value as JsonRpcId);
   }
 

@@ -313,14 +313,10 @@ export class FlowBook<A = unknown> {
     this.#flows = new Bounded(max);
     this.#serverTasks = new Bounded(max);
     this.#byDigest = new Bounded(max);
-    const { deps } = options;
-    this.rounds = new InputRequiredBook({
-      maxRounds: options.policy.retry.maxRounds,
-      maxChains: max,
-      ttlMs: this.#ttlMs,
-      clock: deps.clock,
-      newId: () => `ir_${Buffer.from(deps.random(12)).toString('base64url')}`,
-    });
+    // Chain ids need only be unique within this book: every key built from one also holds the
+    // session's random id.
+    let chains = 0;
+    this.rounds = new InputRequiredBook({ maxRounds: options.policy.retry.maxRounds, maxChains: max, ttlMs: this.#ttlMs, clock: options.deps.clock, newId: () => `ir${(chains += 1)}` });
   }
 
   get generation(): number {
@@ -518,8 +514,14 @@ export class FlowBook<A = unknown> {
     for (const entry of this.#flowsOf(lineage)) if (AWAITING.has(entry.flow.state)) this.#verify(entry, 'final-response');
   }
 
-  /** The final answer of an input-required operation: accepted once, with a business receipt. */
+  /**
+   * The final answer of an input-required operation. Like a nested original's, it is accepted once
+   * with a business receipt when the operation rests on the user's consent to a URL step; an
+   * operation of forms only has no receipt to write (its rounds still end at most once: the round
+   * book refuses a re-sent completed round before it reaches the server).
+   */
   inputComplete(lineage: Lineage, id: JsonRpcId, response: unknown, round: number): ServerResponseRuling {
+    if (lineage.consentReceiptIds.length === 0) return PASS;
     return this.#accept(lineage, id, response, round);
   }
 

@@ -102,13 +102,21 @@ export interface InputRequiredBookOptions {
 }
 
 const MAX_LEGS = 4096;
+const ORIGINAL: RetryRuling = Object.freeze({ kind: 'original' });
+const NONE: AnswerRuling = Object.freeze({ kind: 'none' });
 
 export class InputRequiredBook {
   readonly #options: InputRequiredBookOptions;
   /** Chains by id, oldest first (one eviction order). */
   readonly #chains = new Map<string, InputChain>();
-  /** The chain that issued each live `requestState`. */
-  readonly #byState = new Map<string, InputChain>();
+  /**
+   * The chains awaiting a retry with each live `requestState`, oldest first. Usually one; a server
+   * whose state is the same string for two identical calls in parallel gives several, and any of
+   * them may take the retry (the calls are the same operation on the wire).
+   */
+  readonly #byState = new Map<string, InputChain[]>();
+  /** The newest chain that spent each `requestState` (bounded like the chains), so a re-sent round is found in O(1). */
+  readonly #spent = new Map<string, InputChain>();
   /** Legs in flight, by request id (host → server direction only). */
   readonly #legs = new Map<JsonRpcId, Leg>();
 
@@ -138,11 +146,8 @@ export class InputRequiredBook {
    * `inputResponses` or `requestState`; `requestState` is the state it echoes (a string) if any.
    */
   onRequest(id: JsonRpcId, method: string, hasRetryParts: boolean, requestState: string | undefined, digestOf: () => string): RetryRuling {
+    if (!hasRetryParts) return ORIGINAL;
     this.#expire();
-    if (!hasRetryParts) {
-      this.#addLeg(id, { method, chain: null, digestOf });
-      return { kind: 'original' };
-    }
     const chain = this.#find(method, requestState, digestOf);
     if (chain === null) {
       this.#addLeg(id, { method, chain: null, digestOf });
@@ -150,7 +155,7 @@ export class InputRequiredBook {
     }
     const refusal = this.#ruleOnRetry(chain, requestState);
     if (refusal !== null) return { kind: 'refused', ...refusal, chain };
-    if (requestState !== undefined) chain.spentStates.add(requestState);
+    if (requestState !== undefined) this.#spend(chain, requestState);
     if (chain.cancelled) chain.cancelSent = true;
     chain.status = 'in-flight';
     this.#addLeg(id, { method, chain, digestOf });
@@ -161,10 +166,13 @@ export class InputRequiredBook {
    * The server's answer to a host request. `inputRequired` is whether it is an input-required
    * result (with its `requestState`), `error` whether it is a JSON-RPC error.
    */
-  onAnswer(id: JsonRpcId, answer: { readonly inputRequired: boolean; readonly requestState: string | undefined; readonly error: boolean }): AnswerRuling {
-    const leg = this.#legs.get(id);
-    if (leg === undefined) return { kind: 'none' };
-    this.#legs.delete(id);
+  onAnswer(id: JsonRpcId, answer: { readonly inputRequired: boolean; readonly requestState: string | undefined; readonly error: boolean }, original?: { readonly method: string; readonly digestOf: () => string }): AnswerRuling {
+    let leg = this.#legs.get(id);
+    if (leg === undefined) {
+      // An original leg is not recorded (that would cost every call): its request comes with its answer.
+      if (!answer.inputRequired || original === undefined) return NONE;
+      leg = { method: original.method, chain: null, digestOf: original.digestOf };
+    } else this.#legs.delete(id);
     let chain = leg.chain;
     if (answer.inputRequired) {
       const fresh = chain === null;
@@ -172,18 +180,25 @@ export class InputRequiredBook {
       else if (chain.cancelSent) {
         // The user cancelled: the server asked again anyway; the operation ends here, and a retry
         // of this round is known as one (and refused).
-        if (answer.requestState !== undefined) chain.spentStates.add(answer.requestState);
+        if (answer.requestState !== undefined) this.#spend(chain, answer.requestState);
         this.#end(chain);
         return { kind: 'ended', chain };
       }
-      if (chain.requestState !== undefined && this.#byState.get(chain.requestState) === chain) this.#byState.delete(chain.requestState);
+      this.#unlistState(chain);
       chain.round += 1;
       chain.status = 'awaiting-retry';
       chain.requestState = answer.requestState;
       chain.presented = new Map();
       chain.refused = new Map();
       chain.expiresAt = this.#options.clock() + this.#options.ttlMs;
-      if (answer.requestState !== undefined) this.#byState.set(answer.requestState, chain);
+      // Its deadline moved: it goes to the end of the expiry order.
+      this.#chains.delete(chain.id);
+      this.#chains.set(chain.id, chain);
+      if (answer.requestState !== undefined) {
+        const listed = this.#byState.get(answer.requestState);
+        if (listed === undefined) this.#byState.set(answer.requestState, [chain]);
+        else listed.push(chain);
+      }
       return { kind: 'round', chain, fresh };
     }
     if (chain === null) return { kind: 'none' };
@@ -193,7 +208,7 @@ export class InputRequiredBook {
     }
     if (chain.status === 'complete') return { kind: 'duplicate', chain };
     chain.status = 'complete';
-    if (chain.requestState !== undefined) this.#byState.delete(chain.requestState);
+    this.#unlistState(chain);
     return { kind: 'complete', chain };
   }
 
@@ -234,11 +249,17 @@ export class InputRequiredBook {
   /** The chain a retry continues: by its state when it echoes one, else the newest awaiting chain of the same original. */
   #find(method: string, requestState: string | undefined, digestOf: () => string): InputChain | null {
     if (requestState !== undefined) {
-      const live = this.#byState.get(requestState);
-      if (live !== undefined) return live.method === method ? live : null;
+      const live = this.#byState.get(requestState)?.filter((c) => c.method === method);
+      if (live !== undefined && live.length > 0) {
+        if (live.length === 1) return live[0]!;
+        // Several chains share the state: the one of the same original that waits for its retry.
+        const digest = digestOf();
+        const same = live.filter((c) => c.digest === digest);
+        return same.find((c) => c.status === 'awaiting-retry') ?? same[0] ?? live.find((c) => c.status === 'awaiting-retry') ?? live[0]!;
+      }
       // A state already retried: the chain that spent it, so the re-send is refused by name.
-      for (const chain of this.#chains.values()) if (chain.method === method && chain.spentStates.has(requestState)) return chain;
-      return null;
+      const spent = this.#spent.get(requestState);
+      return spent !== undefined && spent.method === method && this.#chains.get(spent.id) === spent ? spent : null;
     }
     const digest = digestOf();
     let found: InputChain | null = null;
@@ -269,14 +290,32 @@ export class InputRequiredBook {
     return chain;
   }
 
+  #spend(chain: InputChain, state: string): void {
+    chain.spentStates.add(state);
+    this.#spent.delete(state);
+    this.#spent.set(state, chain);
+    if (this.#spent.size > this.#options.maxChains * 4) this.#spent.delete(this.#spent.keys().next().value as string);
+  }
+
   #end(chain: InputChain): void {
     chain.status = 'ended';
-    if (chain.requestState !== undefined && this.#byState.get(chain.requestState) === chain) this.#byState.delete(chain.requestState);
+    this.#unlistState(chain);
   }
 
   #forget(chain: InputChain): void {
     this.#chains.delete(chain.id);
-    if (chain.requestState !== undefined && this.#byState.get(chain.requestState) === chain) this.#byState.delete(chain.requestState);
+    this.#unlistState(chain);
+  }
+
+  /** The chain no longer waits for a retry with its current state. */
+  #unlistState(chain: InputChain): void {
+    const state = chain.requestState;
+    if (state === undefined) return;
+    const listed = this.#byState.get(state);
+    if (listed === undefined) return;
+    const rest = listed.filter((c) => c !== chain);
+    if (rest.length === 0) this.#byState.delete(state);
+    else this.#byState.set(state, rest);
   }
 
   #addLeg(id: JsonRpcId, leg: Leg): void {
@@ -285,12 +324,17 @@ export class InputRequiredBook {
     if (this.#legs.size > MAX_LEGS) this.#legs.delete(this.#legs.keys().next().value as JsonRpcId);
   }
 
-  /** Chains past their time to live are forgotten, oldest first (insertion order is expiry order for untouched chains). */
+  /**
+   * Chains past their time to live are forgotten, oldest first. A chain moves to the end of the
+   * order whenever its deadline moves (a new round), so the scan stops at the first live chain:
+   * O(expired), not O(chains), per request.
+   */
   #expire(): void {
     if (this.#chains.size === 0) return;
     const now = this.#options.clock();
     for (const chain of this.#chains.values()) {
-      if (chain.expiresAt > now || chain.status === 'in-flight') continue;
+      if (chain.expiresAt > now) return;
+      if (chain.status === 'in-flight') continue;
       this.#forget(chain);
     }
   }

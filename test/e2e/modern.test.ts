@@ -240,7 +240,20 @@ describe.each(['in-memory', 'stdio'] as const)('a raw 2026-07-28 host through th
     expect(((await h.answerTo(2)).result as { structuredContent: Report }).structuredContent.runs).toBe(1);
     await h.call(3, 'ordinary_form', retry);
     expect(await h.answerTo(3)).toMatchObject({ error: { data: { code: 'E_ALREADY_ACCEPTED' } } });
-    expect(h.events.filter((e) => e.type === 'receipt.business')).toHaveLength(1);
+  }, timeout);
+
+  it('accepts the final answer of an operation with a URL step once, with one business receipt', async () => {
+    const h = await rawHost(transport);
+    await h.call(1, 'oauth_url');
+    const round = (await h.answerTo(1)).result as Record<string, unknown>;
+    const retry = { inputResponses: { github: { action: 'accept' } }, requestState: round.requestState };
+    await h.call(2, 'oauth_url', retry);
+    expect(((await h.answerTo(2)).result as { structuredContent: Report }).structuredContent).toMatchObject({ runs: 1, got: { github: { action: 'accept' } } });
+    await h.call(3, 'oauth_url', retry);
+    expect(await h.answerTo(3)).toMatchObject({ error: { data: { code: 'E_ALREADY_ACCEPTED' } } });
+    expect(h.events.filter((e) => e.type === 'receipt.business')).toMatchObject([{ lineage: 'input-required', retryGeneration: 1 }]);
+    // The host answered on the wire: that answer is its consent, recorded before the retry left.
+    expect(h.events.filter((e) => e.type === 'receipt.consent')).toMatchObject([{ decision: 'accept' }]);
   }, timeout);
 
   it('refuses a retry while the previous round is still in flight', async () => {
