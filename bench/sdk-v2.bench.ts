@@ -23,13 +23,17 @@ const SERVER = fileURLToPath(new URL('../fixtures/servers/modern-server.ts', imp
 async function pair(guarded: boolean, overStdio = false): Promise<{ client: Client; close: () => Promise<void> }> {
   let clientSide: Transport;
   let served: { close(): Promise<void> } = { close: async () => undefined };
-  if (overStdio) clientSide = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', SERVER] }) as unknown as Transport;
+  if (overStdio)
+    clientSide = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', SERVER] }) as unknown as Transport;
   else {
     const [inner, serverSide] = InMemoryTransport.createLinkedPair();
     clientSide = inner;
     served = serveStdio(() => createModernServer(), { transport: serverSide as unknown as Transport });
   }
-  const client = new Client({ name: 'bench-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'bench-host', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { project: 'bench', replicas: 2 } }));
   await client.connect(guarded ? guardTransport(clientSide, createGuard()) : clientSide);
   return {
@@ -51,14 +55,28 @@ export async function benchSdkV2(): Promise<PairResult[]> {
     ['v2 input-required call, two rounds (form, then complete)', { name: 'ordinary_form', arguments: {} }, 1000],
   ] as const;
   for (const [label, args, timeMs] of cases) {
-    results.push(await comparePair(label, () => plain.client.callTool(args).then(() => undefined), () => guarded.client.callTool(args).then(() => undefined), { timeMs }));
+    results.push(
+      await comparePair(
+        label,
+        () => plain.client.callTool(args).then(() => undefined),
+        () => guarded.client.callTool(args).then(() => undefined),
+        { timeMs },
+      ),
+    );
   }
   await plain.close();
   await guarded.close();
   const plainStdio = await pair(false, true);
   const guardedStdio = await pair(true, true);
   const args = { name: 'ordinary_form', arguments: {} };
-  results.push(await comparePair('v2 input-required call, two rounds, server over stdio', () => plainStdio.client.callTool(args).then(() => undefined), () => guardedStdio.client.callTool(args).then(() => undefined), { timeMs: 1500 }));
+  results.push(
+    await comparePair(
+      'v2 input-required call, two rounds, server over stdio',
+      () => plainStdio.client.callTool(args).then(() => undefined),
+      () => guardedStdio.client.callTool(args).then(() => undefined),
+      { timeMs: 1500 },
+    ),
+  );
   await plainStdio.close();
   await guardedStdio.close();
   return results;

@@ -10,7 +10,14 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createElicitationHandler, createGuard, guardTransport } from '../dist/index.js';
 
 const MODERN = '2026-07-28';
-const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry', 'sep-2322-client-request-state', 'request-metadata'];
+const SCENARIOS = [
+  'initialize',
+  'tools_call',
+  'elicitation-sep1034-client-defaults',
+  'sse-retry',
+  'sep-2322-client-request-state',
+  'request-metadata',
+];
 
 /** Accepts every form with the defaults the guard's handler pre-filled; declines every URL (nothing is opened). */
 function scriptedUi(log) {
@@ -49,7 +56,8 @@ async function run(url, scenario, version) {
   );
   await client.connect(guardTransport(new StreamableHTTPClientTransport(new URL(url)), guard));
   try {
-    if (modern !== (client.getProtocolEra() === 'modern')) throw new Error(`expected the ${modern ? 'modern' : 'legacy'} era, got ${client.getProtocolEra()}`);
+    if (modern !== (client.getProtocolEra() === 'modern'))
+      throw new Error(`expected the ${modern ? 'modern' : 'legacy'} era, got ${client.getProtocolEra()}`);
     switch (scenario) {
       case 'initialize':
         break;
@@ -87,7 +95,8 @@ async function run(url, scenario, version) {
         });
         // The forms came through the guard's judgement of the input-required rounds, not around it.
         if (log.forms !== 2) throw new Error(`expected the two MRTR forms to reach the ConsentUi, it saw ${log.forms}`);
-        if (events.filter((e) => e === 'elicitation.forwarded').length !== 2) throw new Error('the guard did not judge both input-required rounds');
+        if (events.filter((e) => e === 'elicitation.forwarded').length !== 2)
+          throw new Error('the guard did not judge both input-required rounds');
         break;
       }
       case 'request-metadata': {
@@ -118,6 +127,8 @@ try {
   await run(url, scenario, version);
   process.exit(0);
 } catch (error) {
-  process.stderr.write(`conformance client v2 (${scenario}, ${version}) failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `conformance client v2 (${scenario}, ${version}) failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 }

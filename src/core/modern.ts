@@ -26,8 +26,16 @@ import type { InputChain, InputRequiredBook, PresentedInput, RefusedInput } from
 import type { Lineage } from '../flow/lineage.js';
 import { allowedModes, declaredModes, hasMode, modesEqual, narrowCapabilities, NO_MODES, type Modes } from '../negotiation/capabilities.js';
 import { shortDigest } from '../protocol/digest.js';
-import { GuardCode } from '../protocol/errors.js';
-import { errorResponse, isRecord, type JsonRpcError, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResult } from '../protocol/jsonrpc.js';
+import { GuardCode, wireAnswer } from '../protocol/errors.js';
+import {
+  errorResponse,
+  isRecord,
+  type JsonRpcError,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResult,
+} from '../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
 import {
   capabilitiesOf,
@@ -106,8 +114,21 @@ export class ModernSide {
   }
 
   /** The session as a host sees it: the modern era's negotiation, or the handshake's (`legacy`). */
-  view(legacy: { initialized: boolean; protocolVersion: string | null; declaredModes: Modes; modes: Modes }): { initialized: boolean; protocolVersion: string | null; era: Era; declaredModes: Modes; modes: Modes } {
-    if (this.#era === 'modern') return { initialized: false, protocolVersion: this.#protocolVersion, era: 'modern', declaredModes: this.#declared, modes: this.#modes };
+  view(legacy: { initialized: boolean; protocolVersion: string | null; declaredModes: Modes; modes: Modes }): {
+    initialized: boolean;
+    protocolVersion: string | null;
+    era: Era;
+    declaredModes: Modes;
+    modes: Modes;
+  } {
+    if (this.#era === 'modern')
+      return {
+        initialized: false,
+        protocolVersion: this.#protocolVersion,
+        era: 'modern',
+        declaredModes: this.#declared,
+        modes: this.#modes,
+      };
     return { ...legacy, era: this.#era === 'unknown' && legacy.initialized ? 'legacy' : this.#era };
   }
 
@@ -120,10 +141,21 @@ export class ModernSide {
     const id = message.id;
     if (direction === 'inbound' && isRecord(message.result) && message.result.resultType === 'input_required') {
       this.#host.metrics.elicitationsRefused += 1;
-      return forward(errorResponse(id, RpcCode.internalError, "The client-side elicitation guard could not check the server's input request, so it was refused.", { code: GuardCode.internal }), [event]);
+      return forward(
+        toHost(id, GuardCode.internal, "The client-side elicitation guard could not check the server's input request, so it was refused."),
+        [event],
+      );
     }
-    if (direction === 'outbound' && typeof message.method === 'string' && isRecord(message.params) && message.params.inputResponses !== undefined) {
-      return reply(errorResponse(id, RpcCode.internalError, 'The client-side elicitation guard could not check the answers of this retry, so it was not sent.', { code: GuardCode.internal }), [event]);
+    if (
+      direction === 'outbound' &&
+      typeof message.method === 'string' &&
+      isRecord(message.params) &&
+      message.params.inputResponses !== undefined
+    ) {
+      return reply(
+        toHost(id, GuardCode.internal, 'The client-side elicitation guard could not check the answers of this retry, so it was not sent.'),
+        [event],
+      );
     }
     return null;
   }
@@ -170,7 +202,8 @@ export class ModernSide {
     }
     if (!modesEqual(declared, allowed) && isRecord(capabilities)) {
       message = withCapabilities(request, narrowCapabilities(capabilities, declared, allowed));
-      if (!modesEqual(declared, this.#declared) || !modesEqual(allowed, this.#modes) || this.#lastCapabilities === undefined) events.push(this.#event({ type: 'capabilities.narrowed', declared, forwarded: allowed }));
+      if (!modesEqual(declared, this.#declared) || !modesEqual(allowed, this.#modes) || this.#lastCapabilities === undefined)
+        events.push(this.#event({ type: 'capabilities.narrowed', declared, forwarded: allowed }));
     }
     this.#lastCapabilities = capabilities;
     this.#declared = declared;
@@ -204,7 +237,8 @@ export class ModernSide {
         // A retry of a round the guard never saw (expired, forged, from another connection): no
         // answer it carries was presented by the guard, so none leaves.
         if (parts.inputResponses !== undefined && Object.keys(parts.inputResponses).length > 0) {
-          for (const key of Object.keys(parts.inputResponses)) events.push(this.#withheld(request.id, key, GuardCode.inputNotPresented, []));
+          for (const key of Object.keys(parts.inputResponses))
+            events.push(this.#withheld(request.id, key, GuardCode.inputNotPresented, []));
           return withInputResponses(request, {});
         }
         return request;
@@ -220,7 +254,12 @@ export class ModernSide {
    * without content and consistent with the flow the user decided through the guard, answers to
    * keys never presented dropped, and the guard's own `decline` for every key it refused.
    */
-  #checkResponses(request: JsonRpcRequest, chain: InputChain, responses: Record<string, unknown>, events: GuardEvent[]): JsonRpcRequest | null {
+  #checkResponses(
+    request: JsonRpcRequest,
+    chain: InputChain,
+    responses: Record<string, unknown>,
+    events: GuardEvent[],
+  ): JsonRpcRequest | null {
     const lineage = chain.lineage;
     // The user cancelled one of the chain's URL flows by hand (or declined it): the operation ends
     // with this retry, which tells the server `cancel`.
@@ -258,7 +297,14 @@ export class ModernSide {
     return changed ? withInputResponses(request, out) : null;
   }
 
-  #checkOne(requestId: JsonRpcId, key: string, presented: PresentedInput, answer: unknown, chain: InputChain, events: GuardEvent[]): unknown {
+  #checkOne(
+    requestId: JsonRpcId,
+    key: string,
+    presented: PresentedInput,
+    answer: unknown,
+    chain: InputChain,
+    events: GuardEvent[],
+  ): unknown {
     if (presented.kind === 'other') return answer;
     if (!isRecord(answer) || (answer.action !== 'accept' && answer.action !== 'decline' && answer.action !== 'cancel')) {
       events.push(this.#withheld(requestId, key, GuardCode.contentInvalid, []));
@@ -283,7 +329,16 @@ export class ModernSide {
     const withheld = judgeAnswer(answer.content, presented.requestedSchema);
     if (withheld === null) return answer;
     this.#host.metrics.contentWithheld += 1;
-    events.push(this.#event({ type: 'content.withheld', code: withheld.code, requestId, inputKey: key, fields: withheld.fields, findings: withheld.findings }));
+    events.push(
+      this.#event({
+        type: 'content.withheld',
+        code: withheld.code,
+        requestId,
+        inputKey: key,
+        fields: withheld.fields,
+        findings: withheld.findings,
+      }),
+    );
     return { action: 'cancel' };
   }
 
@@ -305,8 +360,20 @@ export class ModernSide {
       this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
       if (response.error.code === RpcCode.urlElicitationRequired) {
         // -32042 is 2025-11-25 only: its elicitation list never reaches a 2026-07-28 host.
-        const event = this.#violation(GuardCode.eraMismatch, pending.method, id, 'a -32042 URL elicitation requirement on a 2026-07-28 connection was replaced by a plain error');
-        return forward(errorResponse(id, RpcCode.internalError, 'The server answered with a 2025-11-25 URL elicitation requirement (-32042) on a 2026-07-28 connection; the request failed.', { code: GuardCode.eraMismatch }), [event]);
+        const event = this.#violation(
+          GuardCode.eraMismatch,
+          pending.method,
+          id,
+          'a -32042 URL elicitation requirement on a 2026-07-28 connection was replaced by a plain error',
+        );
+        return forward(
+          toHost(
+            id,
+            GuardCode.eraMismatch,
+            'The server answered with a 2025-11-25 URL elicitation requirement (-32042) on a 2026-07-28 connection; the request failed.',
+          ),
+          [event],
+        );
       }
       return forward(response);
     }
@@ -329,20 +396,41 @@ export class ModernSide {
   #onInputRequired(response: JsonRpcResult, pending: Pending): Decision {
     const id = response.id;
     if (!INPUT_CAPABLE_METHODS.has(pending.method)) {
-      return this.#failClosed(id, pending.method, GuardCode.invalidParams, `an input-required result answered ${pending.method}, which cannot ask for input`);
+      return this.#failClosed(
+        id,
+        pending.method,
+        GuardCode.invalidParams,
+        `an input-required result answered ${pending.method}, which cannot ask for input`,
+      );
     }
-    if (this.#era === 'mixed') return this.#failClosed(id, pending.method, GuardCode.eraMismatch, 'the connection mixes the 2025-11-25 and 2026-07-28 eras; input requests are refused');
+    if (this.#era === 'mixed')
+      return this.#failClosed(
+        id,
+        pending.method,
+        GuardCode.eraMismatch,
+        'the connection mixes the 2025-11-25 and 2026-07-28 eras; input requests are refused',
+      );
     const decoded = decodeInputRequired(response.result);
     if (!decoded.ok) {
       this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
       return this.#failClosed(id, pending.method, GuardCode.invalidParams, decoded.reason);
     }
     const request = pending.request;
-    const ruling = this.#rounds.onAnswer(id, { inputRequired: true, requestState: decoded.requestState, error: false }, { method: request.method, digestOf: () => originalDigest(request) });
+    const ruling = this.#rounds.onAnswer(
+      id,
+      { inputRequired: true, requestState: decoded.requestState, error: false },
+      { method: request.method, digestOf: () => originalDigest(request) },
+    );
     if (ruling.kind === 'ended') {
-      return this.#failClosed(id, pending.method, GuardCode.retryNotEligible, 'the user cancelled this operation; the server asked for more input anyway');
+      return this.#failClosed(
+        id,
+        pending.method,
+        GuardCode.retryNotEligible,
+        'the user cancelled this operation; the server asked for more input anyway',
+      );
     }
-    if (ruling.kind !== 'round') return this.#failClosed(id, pending.method, GuardCode.internal, 'an input-required result the guard could not attribute');
+    if (ruling.kind !== 'round')
+      return this.#failClosed(id, pending.method, GuardCode.internal, 'an input-required result the guard could not attribute');
     const chain = ruling.chain;
     const lineage = this.#host.book.inputLineage(chain, id);
     // The server's next round answers the previous one: a URL step the user went through is verified by it.
@@ -354,7 +442,17 @@ export class ModernSide {
       chain.refused.set(key, refused);
       refusedList.push({ key, code: refused.code, reason: refused.reason });
       this.#host.metrics.elicitationsRefused += 1;
-      events.push(this.#event({ type: 'elicitation.refused', code: refused.code, mode, requestId: id, inputKey: key, reason: refused.reason, findings }));
+      events.push(
+        this.#event({
+          type: 'elicitation.refused',
+          code: refused.code,
+          mode,
+          requestId: id,
+          inputKey: key,
+          reason: refused.reason,
+          findings,
+        }),
+      );
     };
     for (const bad of decoded.malformed) refuse(bad.key, null, { code: GuardCode.invalidParams, reason: bad.reason, answer: 'decline' });
     for (const part of decoded.requests) {
@@ -379,7 +477,12 @@ export class ModernSide {
     const { policy, metrics } = this.#host;
     const raw = part.params;
     const rawMode = raw.mode ?? 'form';
-    if (rawMode !== 'form' && rawMode !== 'url') return refused(null, GuardCode.invalidParams, `unknown elicitation mode ${JSON.stringify(rawMode).slice(0, 40)}; the revision defines "form" and "url"`);
+    if (rawMode !== 'form' && rawMode !== 'url')
+      return refused(
+        null,
+        GuardCode.invalidParams,
+        `unknown elicitation mode ${JSON.stringify(rawMode).slice(0, 40)}; the revision defines "form" and "url"`,
+      );
     const mode: ElicitationMode = rawMode;
     if (!hasMode(modes, mode)) {
       const why = hasMode(this.#declared, mode) ? 'the client policy disables it' : 'the request did not declare it';
@@ -389,7 +492,8 @@ export class ModernSide {
     // Whatever the server put under the guard's own `_meta` keys is not the guard's judgement.
     const meta = isRecord(raw._meta) ? stripGuardMeta(raw._meta) : undefined;
     if (mode === 'form') {
-      if (!isRecord(raw.requestedSchema)) return refused(mode, GuardCode.invalidParams, 'form-mode elicitation needs a "requestedSchema" object');
+      if (!isRecord(raw.requestedSchema))
+        return refused(mode, GuardCode.invalidParams, 'form-mode elicitation needs a "requestedSchema" object');
       // Fields of the other mode do not reach the host.
       const { url: _u, elicitationId: _e, ...formParams } = raw;
       const judged = this.#judgeForm(formParams);
@@ -401,23 +505,68 @@ export class ModernSide {
       }
       if (judged.refusal !== null) return refused(mode, judged.refusal.code, judged.refusal.reason, judged.refusal.findings);
       metrics.elicitationsForwarded += 1;
-      events.push(this.#event({ type: 'elicitation.forwarded', mode, requestId, inputKey: part.key, verdict: judged.audit.verdict, findings: judged.codes, host: null }));
-      return { ok: true, presented: { kind: 'form', requestedSchema: formParams.requestedSchema }, params: { ...formParams, _meta: { ...meta, [GuardMetaKey.formAudit]: judged.audit } } };
+      events.push(
+        this.#event({
+          type: 'elicitation.forwarded',
+          mode,
+          requestId,
+          inputKey: part.key,
+          verdict: judged.audit.verdict,
+          findings: judged.codes,
+          host: null,
+        }),
+      );
+      return {
+        ok: true,
+        presented: { kind: 'form', requestedSchema: formParams.requestedSchema },
+        params: { ...formParams, _meta: { ...meta, [GuardMetaKey.formAudit]: judged.audit } },
+      };
     }
     if (typeof raw.url !== 'string') return refused(mode, GuardCode.invalidParams, 'url-mode elicitation needs a string "url"');
-    if (policy.issuing === 'stopped') return refused(mode, GuardCode.issuingStopped, 'URL elicitations are stopped by policy (issuing: "stopped")');
-    if (policy.subject.required && this.#host.subject === null) return refused(mode, GuardCode.subjectRequired, 'URL mode needs a verified user subject and the client has none (policy subject.required)');
+    if (policy.issuing === 'stopped')
+      return refused(mode, GuardCode.issuingStopped, 'URL elicitations are stopped by policy (issuing: "stopped")');
+    if (policy.subject.required && this.#host.subject === null)
+      return refused(
+        mode,
+        GuardCode.subjectRequired,
+        'URL mode needs a verified user subject and the client has none (policy subject.required)',
+      );
     const judged = judgeUrl(raw.url, policy);
     if (judged.refusal !== null) return refused(mode, judged.refusal.code, judged.refusal.reason, judged.refusal.findings);
     // No elicitationId in this revision: the guard names the flow, bound to the connection, the
     // original operation (the chain), the round and the key.
     const flowId = `${chain.id}.${chain.round}.${part.key.length > 40 ? shortDigest(part.key) : part.key}`;
-    this.#host.book.presentedInput({ elicitationId: flowId, url: raw.url, message: raw.message, analysis: judged.analysis, server: this.#host.server(), subject: this.#host.subject }, lineage);
+    this.#host.book.presentedInput(
+      {
+        elicitationId: flowId,
+        url: raw.url,
+        message: raw.message,
+        analysis: judged.analysis,
+        server: this.#host.server(),
+        subject: this.#host.subject,
+      },
+      lineage,
+      requestId,
+    );
     this.#rounds.bindFlow(chain, flowId);
     metrics.elicitationsForwarded += 1;
-    events.push(this.#event({ type: 'elicitation.forwarded', mode, requestId, inputKey: part.key, verdict: judged.analysis.verdict, findings: judged.codes, host: judged.analysis.display.hostAscii }));
+    events.push(
+      this.#event({
+        type: 'elicitation.forwarded',
+        mode,
+        requestId,
+        inputKey: part.key,
+        verdict: judged.analysis.verdict,
+        findings: judged.codes,
+        host: judged.analysis.display.hostAscii,
+      }),
+    );
     const { requestedSchema: _s, elicitationId: _e, ...urlParams } = raw;
-    return { ok: true, presented: { kind: 'url', flowId }, params: { ...urlParams, _meta: { ...meta, [GuardMetaKey.urlAnalysis]: judged.analysis, [GuardMetaKey.flow]: flowId } } };
+    return {
+      ok: true,
+      presented: { kind: 'url', flowId },
+      params: { ...urlParams, _meta: { ...meta, [GuardMetaKey.urlAnalysis]: judged.analysis, [GuardMetaKey.flow]: flowId } },
+    };
   }
 
   /**
@@ -476,19 +625,19 @@ export class ModernSide {
 
   #refuseRequest(request: JsonRpcRequest, code: string, reason: string, events: GuardEvent[]): Decision {
     events.push(this.#event({ type: 'retry.refused', code, requestId: request.id, reason }));
-    return reply(errorResponse(request.id, RpcCode.invalidRequest, `Request refused by the client-side guard: ${reason}.`, { code }), events);
+    return reply(toHost(request.id, code, `Request refused by the client-side guard: ${reason}.`), events);
   }
 
   #failClosed(id: JsonRpcId, method: string, code: string, reason: string): Decision {
     this.#host.metrics.elicitationsRefused += 1;
     const event = this.#violation(code, method, id, reason);
-    return forward(errorResponse(id, RpcCode.internalError, `The client-side guard refused the server's input request: ${reason}.`, { code }), [event]);
+    return forward(toHost(id, code, `The client-side guard refused the server's input request: ${reason}.`), [event]);
   }
 
   #withhold(response: JsonRpcResult, reason: string): Decision {
     const id = response.id;
     const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
-    return forward(errorResponse(id, RpcCode.internalError, `The client-side guard withheld this answer: ${reason}.`, { code: GuardCode.alreadyAccepted }), [event]);
+    return forward(toHost(id, GuardCode.alreadyAccepted, `The client-side guard withheld this answer: ${reason}.`), [event]);
   }
 
   #withheld(requestId: JsonRpcId, key: string, code: string, findings: readonly string[]): GuardEvent {
@@ -499,13 +648,29 @@ export class ModernSide {
   /** A stray `elicitation/create` pushed by the server on a modern (or mixed) connection: dropped, never answered. */
   stray(request: JsonRpcRequest): Decision {
     this.#host.metrics.elicitationsRefused += 1;
-    return drop([this.#violation(GuardCode.eraMismatch, request.method, request.id, `elicitation/create pushed by the server on a ${this.#era === 'mixed' ? 'mixed-era' : '2026-07-28'} connection was dropped (this revision has no server-to-client requests)`)]);
+    return drop([
+      this.#violation(
+        GuardCode.eraMismatch,
+        request.method,
+        request.id,
+        `elicitation/create pushed by the server on a ${this.#era === 'mixed' ? 'mixed-era' : '2026-07-28'} connection was dropped ` +
+          '(this revision has no server-to-client requests)',
+      ),
+    ]);
   }
 
   /** An input-required result answering a 2025-11-25 request, or nothing at all. */
   misplaced(response: JsonRpcResult, answersNothing: boolean): Decision {
-    if (answersNothing) return drop([this.#violation(GuardCode.invalidParams, null, response.id, 'an input-required result answering no request in flight was dropped')]);
-    return this.#failClosed(response.id, 'a 2025-11-25 request', GuardCode.eraMismatch, 'an input-required result answered a 2025-11-25 request');
+    if (answersNothing)
+      return drop([
+        this.#violation(GuardCode.invalidParams, null, response.id, 'an input-required result answering no request in flight was dropped'),
+      ]);
+    return this.#failClosed(
+      response.id,
+      'a 2025-11-25 request',
+      GuardCode.eraMismatch,
+      'an input-required result answered a 2025-11-25 request',
+    );
   }
 
   #event(fields: EventFields): GuardEvent {
@@ -517,9 +682,21 @@ export class ModernSide {
   }
 }
 
+/** An answer to the host in the guard's name: the code's wire answer (protocol/errors.ts), the code in `error.data.code`. */
+function toHost(id: JsonRpcId, code: string, message: string): JsonRpcError {
+  const answer = wireAnswer(code as GuardCode, 'host');
+  return errorResponse(id, answer.rpc, message, answer.data);
+}
+
 type Judged =
   | { readonly ok: true; readonly presented: PresentedInput; readonly params: Record<string, unknown> }
-  | { readonly ok: false; readonly mode: ElicitationMode | null; readonly code: string; readonly reason: string; readonly findings: readonly string[] };
+  | {
+      readonly ok: false;
+      readonly mode: ElicitationMode | null;
+      readonly code: string;
+      readonly reason: string;
+      readonly findings: readonly string[];
+    };
 
 function refused(mode: ElicitationMode | null, code: string, reason: string, findings: readonly string[] = []): Judged {
   return { ok: false, mode, code, reason, findings };

@@ -42,7 +42,7 @@ import {
   type RecordDeps,
   type ShownToUser,
 } from './records.js';
-import { createFlow, transition, type Flow, type FlowState, type FlowTrigger } from './states.js';
+import { createFlow, STATE_GROUPS, transition, type Flow, type FlowState, type FlowTrigger } from './states.js';
 import { AcceptanceTally, noticeAdvancedUnknown } from './tally.js';
 
 // ------------------------------------------------------------------ what the book is told
@@ -193,6 +193,8 @@ interface FlowEntry<A> {
   readonly lineage: Lineage | null;
   /** The host answers this elicitation on the wire (`elicitation/create`), so consent is seen there. */
   readonly answeredOnWire: boolean;
+  /** The server request that presented it (`null` for a `-32042` entry): only its answer speaks for this flow. */
+  readonly requestId: JsonRpcId | null;
   consent: ConsentReceipt | null;
   /** Settles when the consent receipt is in the store; rejects when it could not be written. */
   consentDurable: Promise<void>;
@@ -213,23 +215,7 @@ interface ServerTask {
   running: boolean;
 }
 
-const LIVE: ReadonlySet<FlowState> = new Set([
-  'CREATED',
-  'USER_REVIEW',
-  'NAVIGATION_ACCEPTED',
-  'OUT_OF_BAND_PENDING',
-  'COMPLETION_NOTIFIED',
-  'EXPIRED',
-  'USER_RETRY',
-  'REQUIREMENT_VERIFIED',
-  'ERROR_RETRY_ELIGIBLE',
-  'OPTIONAL_CLIENT_RETRY',
-  'NESTED_SERVER_CONTINUES',
-]);
-const VERIFIED: ReadonlySet<FlowState> = new Set(['REQUIREMENT_VERIFIED', 'ERROR_RETRY_ELIGIBLE', 'OPTIONAL_CLIENT_RETRY', 'RETRY_RESPONSE_ACCEPTED']);
-/** Flows that wait for the out-of-band step: the nested original's final answer verifies them. */
-const AWAITING: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'USER_RETRY']);
-const BEFORE_CONSENT: ReadonlySet<FlowState> = new Set(['CREATED', 'USER_REVIEW', 'NAVIGATION_ACCEPTED']);
+const { live: LIVE, verified: VERIFIED, awaiting: AWAITING, beforeConsent: BEFORE_CONSENT } = STATE_GROUPS;
 
 /** Requests in flight per direction, and answers remembered, at most this many (oldest forgotten first). */
 const MAX_IN_FLIGHT = 4096;
@@ -418,7 +404,8 @@ export class FlowBook<A = unknown> {
     }
     if (pending.mode === 'form') return { ruling: 'form', requestedSchema: pending.requestedSchema };
     const entry = elicitationId === null ? undefined : this.#flows.get(elicitationId);
-    if (entry === undefined) return URL_ANSWER;
+    // An answer to an earlier request for an id the server sent again does not speak for the flow it shows now.
+    if (entry === undefined || entry.requestId !== id) return URL_ANSWER;
     const state = entry.flow.state;
     if (action === 'accept' && (state === 'CANCELLED' || state === 'DECLINED')) {
       // The user (or the server) ended this flow through the guard: a late accept must not reach the server.
@@ -457,7 +444,7 @@ export class FlowBook<A = unknown> {
   /** A URL elicitation is about to reach the user: record it and put it in review. Returns its lineage kind. */
   presented(serverRequestId: JsonRpcId, event: PresentedEvent<A>): LineageKind | null {
     const lineage = this.#attribute(event.relatedTaskId);
-    this.#present(event, lineage, true);
+    this.#present(event, lineage, serverRequestId);
     this.#serverRequests.put(serverRequestId, { mode: 'url', requestedSchema: null, elicitationId: event.elicitationId });
     return lineage?.kind ?? null;
   }
@@ -480,7 +467,7 @@ export class FlowBook<A = unknown> {
     }
     this.#byDigest.delete(digest);
     this.#byDigest.put(digest, lineage);
-    for (const entry of entries) this.#present(entry, lineage, false);
+    for (const entry of entries) this.#present(entry, lineage, null);
     return { round: lineage.round, repeatedUrls };
   }
 
@@ -493,8 +480,9 @@ export class FlowBook<A = unknown> {
   }
 
   /** A URL elicitation of an input-required round is about to reach the user (no `elicitationId` in this revision: the guard names it). */
-  presentedInput(event: PresentedEvent<A>, lineage: Lineage): void {
-    this.#present(event, lineage, true);
+  presentedInput(event: PresentedEvent<A>, lineage: Lineage, requestId: JsonRpcId): void {
+    // Answered on the wire (the host's retry carries the answer); `requestId` is the host request whose answer carried the round.
+    this.#present(event, lineage, requestId);
   }
 
   /** The host answered a URL input request on its retry: that answer is its consent when it drew its own UI. */
@@ -530,7 +518,7 @@ export class FlowBook<A = unknown> {
     const pending = this.#serverRequests.get(requestId);
     if (typeof pending !== 'object' || pending.elicitationId === null) return;
     const entry = this.#flows.get(pending.elicitationId);
-    if (entry === undefined) return;
+    if (entry === undefined || entry.requestId !== requestId) return;
     if (entry.notice === 'pending') entry.notice = 'finished';
     if (entry.flow.state !== 'USER_REVIEW') return;
     this.#move(entry, 'CANCELLED', 'server-cancelled');
@@ -817,7 +805,7 @@ export class FlowBook<A = unknown> {
 
   // ---------------------------------------------------------------- flows
 
-  #present(event: PresentedEvent<A>, lineage: Lineage | null, answeredOnWire: boolean): void {
+  #present(event: PresentedEvent<A>, lineage: Lineage | null, requestId: JsonRpcId | null): void {
     const { record, stateNonce } = createNavigation(
       {
         elicitationId: event.elicitationId,
@@ -844,7 +832,8 @@ export class FlowBook<A = unknown> {
       analysis: event.analysis,
       server: event.server,
       lineage,
-      answeredOnWire,
+      answeredOnWire: requestId !== null,
+      requestId,
       consent: null,
       consentDurable: Promise.resolve(),
       opened: false,

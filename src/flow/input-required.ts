@@ -166,7 +166,11 @@ export class InputRequiredBook {
    * The server's answer to a host request. `inputRequired` is whether it is an input-required
    * result (with its `requestState`), `error` whether it is a JSON-RPC error.
    */
-  onAnswer(id: JsonRpcId, answer: { readonly inputRequired: boolean; readonly requestState: string | undefined; readonly error: boolean }, original?: { readonly method: string; readonly digestOf: () => string }): AnswerRuling {
+  onAnswer(
+    id: JsonRpcId,
+    answer: { readonly inputRequired: boolean; readonly requestState: string | undefined; readonly error: boolean },
+    original?: { readonly method: string; readonly digestOf: () => string },
+  ): AnswerRuling {
     let leg = this.#legs.get(id);
     if (leg === undefined) {
       // An original leg is not recorded (that would cost every call): its request comes with its answer.
@@ -232,8 +236,16 @@ export class InputRequiredBook {
   }
 
   #ruleOnRetry(chain: InputChain, requestState: string | undefined): { code: RetryRefusalCode; reason: string } | null {
-    if (chain.status === 'complete') return { code: 'E_ALREADY_ACCEPTED', reason: 'this operation already received its final answer; the completed round was not sent again' };
-    if (chain.status === 'in-flight') return { code: 'E_RETRY_WHILE_IN_FLIGHT', reason: 'the previous round of this operation is still in flight; the server would run it twice' };
+    if (chain.status === 'complete')
+      return {
+        code: 'E_ALREADY_ACCEPTED',
+        reason: 'this operation already received its final answer; the completed round was not sent again',
+      };
+    if (chain.status === 'in-flight')
+      return {
+        code: 'E_RETRY_WHILE_IN_FLIGHT',
+        reason: 'the previous round of this operation is still in flight; the server would run it twice',
+      };
     if (chain.status === 'ended') {
       return { code: 'E_RETRY_NOT_ELIGIBLE', reason: 'this operation was cancelled or failed; it is not retried' };
     }
@@ -241,7 +253,10 @@ export class InputRequiredBook {
       return { code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the retry echoes the state of a round that was already answered' };
     }
     if (chain.round > this.#options.maxRounds) {
-      return { code: 'E_RETRY_EXHAUSTED', reason: `the server asked for input ${chain.round} times for this operation (policy retry.maxRounds = ${this.#options.maxRounds})` };
+      return {
+        code: 'E_RETRY_EXHAUSTED',
+        reason: `the server asked for input ${chain.round} times for this operation (policy retry.maxRounds = ${this.#options.maxRounds})`,
+      };
     }
     return null;
   }
@@ -263,7 +278,8 @@ export class InputRequiredBook {
     }
     const digest = digestOf();
     let found: InputChain | null = null;
-    for (const chain of this.#chains.values()) if (chain.method === method && chain.digest === digest && chain.requestState === undefined) found = chain;
+    for (const chain of this.#chains.values())
+      if (chain.method === method && chain.digest === digest && chain.requestState === undefined) found = chain;
     return found;
   }
 

@@ -132,7 +132,8 @@ export type DecodedInputRequired =
  */
 export function decodeInputRequired(result: Record<string, unknown>): DecodedInputRequired {
   const rawState = result.requestState;
-  if (rawState !== undefined && typeof rawState !== 'string') return { ok: false, reason: `requestState must be a string, got ${jsonType(rawState)}` };
+  if (rawState !== undefined && typeof rawState !== 'string')
+    return { ok: false, reason: `requestState must be a string, got ${jsonType(rawState)}` };
   const raw = result.inputRequests;
   if (raw === undefined) {
     if (rawState === undefined) return { ok: false, reason: 'an input-required result needs inputRequests or requestState' };
@@ -158,7 +159,8 @@ export function decodeInputRequired(result: Record<string, unknown>): DecodedInp
     }
     requests.push({ key, method, params: params ?? {}, entry });
   }
-  if (requests.length === 0 && malformed.length === 0 && rawState === undefined) return { ok: false, reason: 'an input-required result needs inputRequests or requestState' };
+  if (requests.length === 0 && malformed.length === 0 && rawState === undefined)
+    return { ok: false, reason: 'an input-required result needs inputRequests or requestState' };
   return { ok: true, requests, malformed, requestState: rawState };
 }
 
@@ -167,7 +169,11 @@ export function decodeInputRequired(result: Record<string, unknown>): DecodedInp
  * kept (and possibly rewritten) entries, and the guard's `_meta` additions. `requestState` and every
  * other member are carried over untouched.
  */
-export function encodeInputRequired(result: Record<string, unknown>, kept: ReadonlyMap<string, Record<string, unknown>>, meta: Record<string, unknown> | null): Record<string, unknown> {
+export function encodeInputRequired(
+  result: Record<string, unknown>,
+  kept: ReadonlyMap<string, Record<string, unknown>>,
+  meta: Record<string, unknown> | null,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...result, inputRequests: Object.fromEntries(kept) };
   if (meta !== null) out._meta = { ...(isRecord(result._meta) ? result._meta : {}), ...meta };
   return out;

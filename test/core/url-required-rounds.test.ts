@@ -14,7 +14,11 @@ const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params
 const required = (id: number, elicitationId: string, url: string) => ({
   jsonrpc: '2.0',
   id,
-  error: { code: -32042, message: 'URL elicitation required', data: { elicitations: [{ mode: 'url', elicitationId, url, message: 'Connect GitHub' }] } },
+  error: {
+    code: -32042,
+    message: 'URL elicitation required',
+    data: { elicitations: [{ mode: 'url', elicitationId, url, message: 'Connect GitHub' }] },
+  },
 });
 
 function loop(policy: Record<string, unknown> | undefined, rounds: number, sameUrl: boolean) {

@@ -11,7 +11,11 @@ import { Client, clientOptions, FIXTURE_SERVER, serveHttp, StdioClientTransport,
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'ghp_R2d2C3poR2d2C3poR2d2C3poR2d2C3po1234';
 
-type Report = { got: Record<string, { action: string; content?: unknown; _meta?: Record<string, unknown> }> | null; runs: number; rounds: number };
+type Report = {
+  got: Record<string, { action: string; content?: unknown; _meta?: Record<string, unknown> }> | null;
+  runs: number;
+  rounds: number;
+};
 
 interface Host {
   readonly client: Client;
@@ -63,9 +67,20 @@ describe.each([
   it('keeps a password form from the host and tells it why in a log message', async () => {
     const result = await h.call('login_form');
     expect(h.seen).toEqual([]);
-    if (era === 'modern') expect(result.structuredContent?.got?.login).toMatchObject({ action: 'decline', _meta: { 'mcp-elicitation-guard/refusal': { code: 'E_SENSITIVE_FIELD' } } });
+    if (era === 'modern')
+      expect(result.structuredContent?.got?.login).toMatchObject({
+        action: 'decline',
+        _meta: { 'mcp-elicitation-guard/refusal': { code: 'E_SENSITIVE_FIELD' } },
+      });
     else expect(result.isError).toBe(true);
-    await vi.waitFor(() => expect(h.logs).toContainEqual(expect.objectContaining({ logger: 'mcp-elicitation-guard', data: expect.objectContaining({ event: 'elicitation.refused', code: 'E_SENSITIVE_FIELD' }) })));
+    await vi.waitFor(() =>
+      expect(h.logs).toContainEqual(
+        expect.objectContaining({
+          logger: 'mcp-elicitation-guard',
+          data: expect.objectContaining({ event: 'elicitation.refused', code: 'E_SENSITIVE_FIELD' }),
+        }),
+      ),
+    );
   }, 30_000);
 
   it('refuses a homograph URL and delivers the legitimate OAuth URL', async () => {

@@ -106,21 +106,31 @@ describe('the input-required chain', () => {
 
   it('accepts at most one final answer per chain under any order of legs and answers (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.constantFrom('req', 'retry', 'round', 'complete', 'error'), fc.constantFrom('s1', 's2', 's3', undefined)), { maxLength: 60 }), (steps) => {
-        const { b } = book(3);
-        const completes = new Map<string, number>();
-        for (const [id, step, state] of steps) {
-          if (step === 'req') b.onRequest(id, 'tools/call', false, undefined, digest);
-          else if (step === 'retry') b.onRequest(id, 'tools/call', true, state, digest);
-          else {
-            const ruling = b.onAnswer(id, { inputRequired: step === 'round', requestState: state, error: step === 'error' }, O);
-            if (ruling.kind === 'complete') completes.set(ruling.chain.id, (completes.get(ruling.chain.id) ?? 0) + 1);
-            if (ruling.kind === 'round') expect(ruling.chain.round).toBeGreaterThan(0);
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 5 }),
+            fc.constantFrom('req', 'retry', 'round', 'complete', 'error'),
+            fc.constantFrom('s1', 's2', 's3', undefined),
+          ),
+          { maxLength: 60 },
+        ),
+        (steps) => {
+          const { b } = book(3);
+          const completes = new Map<string, number>();
+          for (const [id, step, state] of steps) {
+            if (step === 'req') b.onRequest(id, 'tools/call', false, undefined, digest);
+            else if (step === 'retry') b.onRequest(id, 'tools/call', true, state, digest);
+            else {
+              const ruling = b.onAnswer(id, { inputRequired: step === 'round', requestState: state, error: step === 'error' }, O);
+              if (ruling.kind === 'complete') completes.set(ruling.chain.id, (completes.get(ruling.chain.id) ?? 0) + 1);
+              if (ruling.kind === 'round') expect(ruling.chain.round).toBeGreaterThan(0);
+            }
           }
-        }
-        for (const count of completes.values()) expect(count).toBe(1);
-        expect(b.size).toBeLessThanOrEqual(8);
-      }),
+          for (const count of completes.values()) expect(count).toBe(1);
+          expect(b.size).toBeLessThanOrEqual(8);
+        },
+      ),
     );
   });
 });

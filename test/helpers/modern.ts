@@ -23,8 +23,16 @@ export const MODERN = '2026-07-28';
 export const FIXTURE_SERVER = fileURLToPath(new URL('../../fixtures/servers/modern-server.ts', import.meta.url));
 
 /** Client options for one era: pinned to 2026-07-28, or the SDK's default 2025-11-25 handshake. */
-export function clientOptions(era: Era, elicitation: Record<string, object> = { form: {}, url: {} }, extra: Partial<ClientOptions> = {}): ClientOptions {
-  return { capabilities: { elicitation } as ClientOptions['capabilities'], versionNegotiation: { mode: era === 'modern' ? { pin: MODERN } : 'legacy' }, ...extra };
+export function clientOptions(
+  era: Era,
+  elicitation: Record<string, object> = { form: {}, url: {} },
+  extra: Partial<ClientOptions> = {},
+): ClientOptions {
+  return {
+    capabilities: { elicitation } as ClientOptions['capabilities'],
+    versionNegotiation: { mode: era === 'modern' ? { pin: MODERN } : 'legacy' },
+    ...extra,
+  };
 }
 
 /** A server-side in-memory transport whose traffic is recorded, served by the era-selecting entry. */
@@ -60,7 +68,12 @@ export interface Connected {
 }
 
 /** A v2 client (optionally guarded) connected in memory to the v2 fixture server. */
-export async function connectInMemory(era: Era, guard: Guard | null, setup?: (client: Client) => void, options?: { elicitation?: Record<string, object>; client?: Partial<ClientOptions> }): Promise<Connected> {
+export async function connectInMemory(
+  era: Era,
+  guard: Guard | null,
+  setup?: (client: Client) => void,
+  options?: { elicitation?: Record<string, object>; client?: Partial<ClientOptions> },
+): Promise<Connected> {
   const served = serveInMemory();
   const client = new Client({ name: 'test-host', version: '1.0.0' }, clientOptions(era, options?.elicitation, options?.client));
   setup?.(client);
@@ -75,7 +88,10 @@ function connected(client: Client, wire: WireLine[], close: () => Promise<void>)
   return {
     client,
     wire,
-    received: (method) => wire.filter((l) => l.dir === 'C->S' && typeof l.message.method === 'string' && (method === undefined || l.message.method === method)).map((l) => l.message),
+    received: (method) =>
+      wire
+        .filter((l) => l.dir === 'C->S' && typeof l.message.method === 'string' && (method === undefined || l.message.method === method))
+        .map((l) => l.message),
     close,
   };
 }

@@ -15,9 +15,12 @@ import {
 } from '../../src/wire/rev2026-07-28.js';
 
 type Line = { dir: 'C->S' | 'S->C'; message: Record<string, unknown> };
-const wire = (name: string): Line[] => (JSON.parse(readFileSync(new URL(`../../fixtures/wire/${name}.json`, import.meta.url), 'utf8')) as { wire: Line[] }).wire;
-const requests = (lines: Line[]) => lines.filter((l) => l.dir === 'C->S' && 'method' in l.message).map((l) => l.message as unknown as JsonRpcRequest);
-const results = (lines: Line[]) => lines.filter((l) => l.dir === 'S->C' && 'result' in l.message).map((l) => l.message.result as Record<string, unknown>);
+const wire = (name: string): Line[] =>
+  (JSON.parse(readFileSync(new URL(`../../fixtures/wire/${name}.json`, import.meta.url), 'utf8')) as { wire: Line[] }).wire;
+const requests = (lines: Line[]) =>
+  lines.filter((l) => l.dir === 'C->S' && 'method' in l.message).map((l) => l.message as unknown as JsonRpcRequest);
+const results = (lines: Line[]) =>
+  lines.filter((l) => l.dir === 'S->C' && 'result' in l.message).map((l) => l.message.result as Record<string, unknown>);
 
 describe('the 2026-07-28 codec on the captured SDK v2 wire', () => {
   it('tells the eras apart from the requests alone', () => {
@@ -49,7 +52,12 @@ describe('the 2026-07-28 codec on the captured SDK v2 wire', () => {
     const calls = requests(wire('modern-connect_then_confirm')).filter((r) => r.method === 'tools/call');
     expect(calls).toHaveLength(4);
     expect(new Set(calls.map(originalDigest)).size).toBe(1);
-    expect(calls.map((c) => retryPartsOf(c).requestState)).toEqual([undefined, 'flow=connect;round=1', 'flow=connect;round=2', 'flow=connect;round=3']);
+    expect(calls.map((c) => retryPartsOf(c).requestState)).toEqual([
+      undefined,
+      'flow=connect;round=1',
+      'flow=connect;round=2',
+      'flow=connect;round=3',
+    ]);
     expect(retryPartsOf(calls[1]!).inputResponses).toBe(calls[1]!.params!.inputResponses);
   });
 
@@ -75,7 +83,13 @@ describe('the 2026-07-28 codec on hostile shapes', () => {
   it('leaves out entries that are not one of the three embedded requests, keeps the others', () => {
     const decoded = decodeInputRequired({
       resultType: 'input_required',
-      inputRequests: { a: { method: 'elicitation/create', params: { message: 'm', requestedSchema: { type: 'object', properties: {} } } }, b: { method: 'tools/call' }, c: 'x', d: { method: 'elicitation/create', params: [] }, e: { method: 'roots/list' } },
+      inputRequests: {
+        a: { method: 'elicitation/create', params: { message: 'm', requestedSchema: { type: 'object', properties: {} } } },
+        b: { method: 'tools/call' },
+        c: 'x',
+        d: { method: 'elicitation/create', params: [] },
+        e: { method: 'roots/list' },
+      },
     });
     expect(decoded.ok).toBe(true);
     if (!decoded.ok) return;
@@ -89,7 +103,12 @@ describe('the 2026-07-28 codec on hostile shapes', () => {
         const result = { ...extra, resultType: 'input_required', inputRequests: {}, requestState: state };
         const encoded = encodeInputRequired(result, new Map(), { 'mcp-elicitation-guard/x': 1 });
         expect(encoded.requestState).toBe(state);
-        const retry: JsonRpcRequest = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 't', requestState: state, inputResponses: { k: { action: 'accept' } } } };
+        const retry: JsonRpcRequest = {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 't', requestState: state, inputResponses: { k: { action: 'accept' } } },
+        };
         const rewritten = withInputResponses(retry, { k: { action: 'cancel' } });
         expect(rewritten.params!.requestState).toBe(state);
         expect(JSON.parse(JSON.stringify(rewritten)).params.requestState).toBe(JSON.parse(JSON.stringify(retry)).params.requestState);

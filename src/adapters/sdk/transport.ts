@@ -8,11 +8,13 @@ import type { Guard } from '../../core/guard.js';
  */
 export interface GuardableTransport {
   start(): Promise<void>;
-  send(message: any, options?: any): Promise<void>;
+  // Method syntax on purpose: each SDK types the message and options its own way, and methods
+  // compare their parameters bivariantly, so both SDKs' transports fit.
+  send(message: unknown, options?: unknown): Promise<void>;
   close(): Promise<void>;
-  onmessage?: ((message: any, extra?: any) => void) | undefined;
-  onerror?: ((error: Error) => void) | undefined;
-  onclose?: (() => void) | undefined;
+  onmessage?(message: unknown, extra?: unknown): void;
+  onerror?(error: Error): void;
+  onclose?(): void;
 }
 
 /**

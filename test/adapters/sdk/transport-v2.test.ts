@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { guardTransport } from '../../../src/adapters/sdk/transport.js';
 import { createGuard } from '../../../src/core/guard.js';
 import type { GuardEvent } from '../../../src/core/events.js';
-import { Client, StreamableHTTPClientTransport, StdioClientTransport, clientOptions, serveHttp, stdioTransport } from '../../helpers/modern.js';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  StdioClientTransport,
+  clientOptions,
+  serveHttp,
+  stdioTransport,
+} from '../../helpers/modern.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
