@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
  * No source line over 140 characters (the formatter's line width). The formatter wraps code; long
- * strings and comments it leaves alone, so this lists them. Exit 1 with one line per offender.
+ * strings and comments it leaves alone, so this lists them. A line that is one regular-expression
+ * literal is let through: it cannot be wrapped without rewriting it. Exit 1 with one line per offender.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const MAX = 140;
+const REGEX_LITERAL = /^\s*\/.+\/[dgimsuvy]*[;,]?$/;
 const ROOTS = ['src', 'test', 'bench', 'scripts', 'examples'];
 
 function* files(dir) {
@@ -23,7 +25,7 @@ for (const root of ROOTS) {
     readFileSync(file, 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        if ([...line].length > MAX) long.push(`${file}:${i + 1}: ${[...line].length} characters`);
+        if ([...line].length > MAX && !REGEX_LITERAL.test(line)) long.push(`${file}:${i + 1}: ${[...line].length} characters`);
       });
   }
 }

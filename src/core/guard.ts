@@ -122,8 +122,15 @@ class GuardCore implements Guard {
   // Fail closed for elicitation, stay out of the way for the rest: an exception while judging an
   // elicitation answers it with an error; any other message passes untouched.
   #judge(direction: 'inbound' | 'outbound', message: unknown): Decision {
-    const run = direction === 'inbound' ? () => this.#inbound(message) : () => this.#outbound(message);
-    return this.#report.judge(run, (error) => this.#onInternalError(direction, message, error));
+    const report = this.#report;
+    report.open();
+    let decision: Decision;
+    try {
+      decision = direction === 'inbound' ? this.#inbound(message) : this.#outbound(message);
+    } catch (error) {
+      decision = this.#onInternalError(direction, message, error);
+    }
+    return report.close(decision);
   }
 
   #onInternalError(direction: 'inbound' | 'outbound', message: unknown, error: unknown): Decision {

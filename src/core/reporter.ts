@@ -19,7 +19,9 @@ export class Reporter {
   readonly #onEvent: ((event: GuardEvent) => void) | undefined;
   readonly #server: () => ServerIdentity;
   readonly #generation: () => number;
-  /** Events produced while judging one message; flushed into its decision. */
+  /** True while a message is judged: events then go into its decision. */
+  #judging = false;
+  /** Events produced while judging one message (allocated only when there is one). */
   #buffer: GuardEvent[] | null = null;
 
   constructor(clock: () => number, onEvent: ((event: GuardEvent) => void) | undefined, server: () => ServerIdentity, generation: () => number) {
@@ -35,25 +37,23 @@ export class Reporter {
 
   /** Delivers an event: into the decision being made, or straight to `onEvent` outside a judgement. */
   emit(event: GuardEvent): void {
-    if (this.#buffer !== null) this.#buffer.push(event);
+    if (this.#judging) (this.#buffer ??= []).push(event);
     else this.#observe(event);
   }
 
-  /** Runs one judgement; events emitted meanwhile go in front of the decision's own, then to `onEvent`. */
-  judge(run: () => Decision, onError: (error: unknown) => Decision): Decision {
-    let decision: Decision;
-    const notes: GuardEvent[] = [];
-    this.#buffer = notes;
-    try {
-      decision = run();
-    } catch (error) {
-      decision = onError(error);
-    } finally {
-      this.#buffer = null;
-    }
-    if (notes.length > 0) decision = { ...decision, events: [...notes, ...decision.events] };
-    if (decision.events.length > 0 && this.#onEvent !== undefined) for (const event of decision.events) this.#observe(event);
-    return decision;
+  /** A judgement starts: events emitted until `close` belong to its decision. */
+  open(): void {
+    this.#judging = true;
+  }
+
+  /** The judgement is done: events emitted meanwhile go in front of the decision's own, then all to `onEvent`. */
+  close(decision: Decision): Decision {
+    const notes = this.#buffer;
+    this.#judging = false;
+    this.#buffer = null;
+    const judged = notes === null ? decision : { ...decision, events: [...notes, ...decision.events] };
+    if (judged.events.length > 0 && this.#onEvent !== undefined) for (const event of judged.events) this.#observe(event);
+    return judged;
   }
 
   /** Runs a manual control; a refused move is recorded as an event before it is thrown to the host. */

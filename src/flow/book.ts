@@ -203,10 +203,21 @@ interface FlowEntry<A> {
   notice: 'pending' | 'completed' | 'finished';
 }
 
-interface HostRequestEntry {
+/** A host request in flight: the request itself (no copy), or for a retry, the request and its lineage. */
+type HostRequestEntry = RequestEvent | Retry;
+
+interface Retry {
   readonly request: RequestEvent;
   /** The lineage this request is a retry of (its id is in that lineage's `retryIds` while in flight). */
-  readonly retryOf: Lineage | null;
+  readonly retryOf: Lineage;
+}
+
+function isRetry(entry: HostRequestEntry): entry is Retry {
+  return 'retryOf' in entry;
+}
+
+function requestOf(entry: HostRequestEntry): RequestEvent {
+  return isRetry(entry) ? entry.request : entry;
 }
 
 interface ServerTask {
@@ -236,7 +247,8 @@ class Bounded<K, V> extends Map<K, V> {
   put(key: K, value: V, onEvict?: (value: V) => void): void {
     this.set(key, value);
     while (this.size > this.limit) {
-      const [oldKey, oldValue] = this.entries().next().value as [K, V];
+      const oldKey = this.keys().next().value as K;
+      const oldValue = this.get(oldKey) as V;
       this.delete(oldKey);
       onEvict?.(oldValue);
     }
@@ -335,16 +347,16 @@ export class FlowBook<A = unknown> {
 
   /** The host sends a request. A repeat of a tracked original is ruled on by its lineage's kind. */
   hostRequest(request: RequestEvent): HostRequestRuling {
-    let lineage: Lineage | null = null;
+    let entry: HostRequestEntry = request;
     if (this.#nested.size > 0 || this.#byDigest.size > 0 || this.#ambiguous.size > 0) {
       const digest = requestDigest(request.method, request.params);
       const refusal = this.#ruleOnRepeat(digest);
       if (refusal !== null) return refusal;
       const retry = this.#retryOf(request.id, digest);
       if (retry !== null && 'ruling' in retry) return retry;
-      lineage = retry;
+      if (retry !== null) entry = { request, retryOf: retry };
     }
-    this.#hostRequests.put(request.id, { request, retryOf: lineage }, (evicted) => this.#forgetRequest(evicted));
+    this.#hostRequests.put(request.id, entry, this.#forgetRequest);
     return PASS;
   }
 
@@ -382,9 +394,9 @@ export class FlowBook<A = unknown> {
   }
 
   /** A host request left the in-flight table without an answer (evicted): its lineage forgets it. */
-  #forgetRequest(entry: HostRequestEntry): void {
-    entry.retryOf?.retryIds.delete(entry.request.id);
-  }
+  readonly #forgetRequest = (entry: HostRequestEntry): void => {
+    if (isRetry(entry)) entry.retryOf.retryIds.delete(entry.request.id);
+  };
 
   /** The host answers a server → host request. */
   answer(id: JsonRpcId, outcome: ResponseOutcome, action: unknown, taskId?: string): AnswerRuling {
@@ -534,8 +546,8 @@ export class FlowBook<A = unknown> {
   serverResponse(id: JsonRpcId, outcome: ResponseOutcome, response: unknown, taskId?: string): ServerResponseRuling {
     const entry = this.#hostRequests.take(id);
     if (entry === undefined) return this.#accepted.has(id) ? REPEAT : UNMATCHED;
-    this.#ambiguous.delete(id);
-    const request = entry.request;
+    if (this.#ambiguous.size > 0) this.#ambiguous.delete(id);
+    const request = requestOf(entry);
     if (outcome === 'task' && taskId !== undefined) {
       this.#serverTasks.put(taskId, { original: request, lineage: this.#nested.get(id) ?? null, running: true });
       return PASS;
@@ -543,7 +555,7 @@ export class FlowBook<A = unknown> {
     if (request.method === Method.taskResult) return this.#onTaskResult(request, id, outcome, response);
     const nested = this.#nested.get(id);
     if (nested !== undefined) this.#nested.delete(id);
-    const retried = entry.retryOf !== null && entry.retryOf.retryIds.has(id) ? entry.retryOf : null;
+    const retried = isRetry(entry) && entry.retryOf.retryIds.has(id) ? entry.retryOf : null;
     retried?.retryIds.delete(id);
     if (outcome === 'url-required') return { ruling: 'url-required', original: request };
     if (nested !== undefined && nested.consentReceiptIds.length > 0 && !nested.refused) return this.#accept(nested, id, response, 0);
@@ -712,17 +724,18 @@ export class FlowBook<A = unknown> {
       task.lineage ??= this.#newNested(task.original);
       return task.lineage;
     }
-    let only: HostRequestEntry | null = null;
+    let only: RequestEvent | null = null;
     let candidates = 0;
     for (const entry of this.#hostRequests.values()) {
-      if (!ELICITING_METHODS.has(entry.request.method)) continue;
+      if (!ELICITING_METHODS.has(requestOf(entry).method)) continue;
       candidates += 1;
-      only = entry;
+      only = requestOf(entry);
     }
-    if (candidates === 1 && only !== null) return this.#nested.get(only.request.id) ?? this.#newNested(only.request);
+    if (candidates === 1 && only !== null) return this.#nested.get(only.id) ?? this.#newNested(only);
     if (candidates > 1) {
       for (const entry of this.#hostRequests.values()) {
-        if (ELICITING_METHODS.has(entry.request.method)) this.#ambiguous.put(entry.request.id, requestDigest(entry.request.method, entry.request.params));
+        const request = requestOf(entry);
+        if (ELICITING_METHODS.has(request.method)) this.#ambiguous.put(request.id, requestDigest(request.method, request.params));
       }
     }
     return null;

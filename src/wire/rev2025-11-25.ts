@@ -24,6 +24,14 @@ import type { ElicitationRead, InboundKind, OutboundKind, RequirementEntry, Wire
 const NOT_IN_URL_MODE = ['requestedSchema', 'content'] as const;
 const NOT_IN_FORM_MODE = ['url', 'elicitationId', 'content'] as const;
 
+/** A copy without `keys`; the params object itself when it has none of them (the usual case). */
+function withoutKeys(params: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  if (!keys.some((key) => Object.hasOwn(params, key))) return params;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) if (!keys.includes(key)) copy[key] = value;
+  return copy;
+}
+
 function classifyInbound(message: unknown): InboundKind {
   switch (kindOf(message)) {
     case 'request':
@@ -169,10 +177,8 @@ export const rev2025_11_25: WireCodec = Object.freeze({
   },
 
   toHost(request: JsonRpcRequest, read: ElicitationRead & { ok: true }, metaKey: string, judgement: unknown): JsonRpcRequest {
-    const params: Record<string, unknown> = { ...read.params };
-    for (const key of read.mode === 'url' ? NOT_IN_URL_MODE : NOT_IN_FORM_MODE) delete params[key];
-    params._meta = { ...(isRecord(read.params._meta) ? read.params._meta : {}), [metaKey]: judgement };
-    return { ...request, params };
+    const meta = { ...(isRecord(read.params._meta) ? read.params._meta : {}), [metaKey]: judgement };
+    return { ...request, params: { ...withoutKeys(read.params, read.mode === 'url' ? NOT_IN_URL_MODE : NOT_IN_FORM_MODE), _meta: meta } };
   },
 
   requirementToHost(response: JsonRpcError, kept: readonly Record<string, unknown>[]): JsonRpcError {

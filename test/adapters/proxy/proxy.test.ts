@@ -120,9 +120,10 @@ describe('the proxy never breaks the pipe', () => {
   }, 30_000);
 
   it('passes SIGTERM on to the server', async () => {
-    const server = [process.execPath, '-e', "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stdout.write('')"];
+    const server = [process.execPath, '-e', "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stderr.write('server ready\\n')"];
     const run = rawProxy(server, [], { closeInput: false });
-    await new Promise((r) => setTimeout(r, 1500));
+    // The proxy installs its signal handlers before it starts the server: once the server is up, both are.
+    await vi.waitFor(() => expect(run.err()).toContain('server ready'), { timeout: 25_000, interval: 50 });
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(42);
   }, 30_000);
