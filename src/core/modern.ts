@@ -378,6 +378,8 @@ export class ModernSide {
       return forward(response);
     }
     const result = response.result;
+    // A result that is not even an object asks for nothing: it passes (the SDK rejects it).
+    if (!isRecord(result)) return forward(response);
     this.#learnServer(result);
     if (!isInputRequired(result)) {
       const ruling = this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: false });

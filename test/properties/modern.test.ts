@@ -173,7 +173,8 @@ describe('2026-07-28 sequences from a hostile server and a careless host', () =>
                 break;
               }
               case 'complete':
-                guard.inbound({ jsonrpc: '2.0', id: s.id, result: { resultType: 'complete', content: [] } });
+                // Every third one a result that is not an object at all (what a fuzzer found in the proxy).
+                guard.inbound({ jsonrpc: '2.0', id: s.id, result: s.id % 3 === 0 ? null : { resultType: 'complete', content: [] } });
                 break;
               case 'error':
                 guard.inbound({ jsonrpc: '2.0', id: s.id, error: { code: -32603, message: 'x' } });

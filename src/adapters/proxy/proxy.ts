@@ -139,7 +139,7 @@ export class ElicitationProxy {
  */
 function forHost(message: JsonRpcMessage): JsonRpcMessage {
   // 2026-07-28: the URL elicitations of an input-required result, each like an elicitation/create.
-  if ('result' in message && message.result.resultType === 'input_required' && isRecord(message.result.inputRequests)) {
+  if ('result' in message && isRecord(message.result) && message.result.resultType === 'input_required' && isRecord(message.result.inputRequests)) {
     const inputRequests: Record<string, unknown> = {};
     for (const [key, entry] of Object.entries(message.result.inputRequests)) {
       inputRequests[key] = isRecord(entry) && entry.method === Method.elicitationCreate && isRecord(entry.params) ? { ...entry, params: withWarning(entry.params) } : entry;
