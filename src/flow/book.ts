@@ -311,10 +311,17 @@ export class FlowBook<A = unknown> {
     this.#flows = new Bounded(max);
     this.#serverTasks = new Bounded(max);
     this.#byDigest = new Bounded(max);
-    // Chain ids need only be unique within this book: every key built from one also holds the
-    // session's random id.
+    // Chain ids are bound to this connection (a tag of the session's random id) and counted within
+    // it: the flow ids built from them stay apart in a ledger that several guards share.
     let chains = 0;
-    this.rounds = new InputRequiredBook({ maxRounds: options.policy.retry.maxRounds, maxChains: max, ttlMs: this.#ttlMs, clock: options.deps.clock, newId: () => `ir${(chains += 1)}` });
+    const tag = options.sessionId.slice(0, 8);
+    this.rounds = new InputRequiredBook({
+      maxRounds: options.policy.retry.maxRounds,
+      maxChains: max,
+      ttlMs: this.#ttlMs,
+      clock: options.deps.clock,
+      newId: () => `ir.${tag}.${(chains += 1)}`,
+    });
   }
 
   get generation(): number {
