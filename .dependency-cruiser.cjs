@@ -25,12 +25,13 @@ const layers = {
 /**
  * Narrower arrows: single modules of a folder another may use. The ledger stores the flow's records
  * and checks moves against its table; a codec speaks the book's vocabulary (types only, checked by
- * scripts/check-type-imports.mjs); the server companion stores the flow's records and uses ledger types.
+ * scripts/check-type-imports.mjs); the server companion stores the flow's records, uses ledger types and
+ * shares the ledger's PostgreSQL connection support.
  */
 const modules = {
   ledger: ['^src/flow/(records|states)\\.ts$'],
   wire: ['^src/flow/book\\.ts$'],
-  server: ['^src/flow/records\\.ts$', '^src/ledger/types\\.ts$'],
+  server: ['^src/flow/records\\.ts$', '^src/ledger/(types|postgres-support)\\.ts$'],
 };
 
 const folders = [...Object.keys(layers), 'cli'];

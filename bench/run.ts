@@ -3,17 +3,22 @@
  * No figure here is asserted anywhere; the README and the issue notes quote what this prints.
  */
 import { benchFlood, printFlood } from './flood.bench.js';
+import { benchForm, printForm } from './form.bench.js';
 import { benchLedger, printLedger } from './ledger.bench.js';
 import { printPairs } from './harness.js';
+import { benchDurable, POSTGRES_BENCH_ENV, printDurable } from './postgres.bench.js';
 import { benchProxy, printProxy } from './proxy.bench.js';
 import { benchSdk } from './sdk.bench.js';
 import { benchSdkV2 } from './sdk-v2.bench.js';
-import { benchUrl } from './url.bench.js';
+import { benchUrlRows } from './url.bench.js';
 
 printPairs('SDK round trips: unguarded (baseline) vs guardTransport (candidate), target ≤ 1.03×', await benchSdk());
 printPairs('SDK v2 (2026-07-28) round trips: unguarded (baseline) vs guardTransport (candidate), target ≤ 1.03×', await benchSdkV2());
-const url = await benchUrl();
-printPairs(`URL analysis over ${url.inputs} shared-corpus URLs: new URL() + tldts.parse() (baseline) vs analyzeUrl (candidate), target ≤ ${url.target}×`, [url]);
+const urlRows = await benchUrlRows();
+printPairs(`URL analysis over ${urlRows[0]!.inputs} shared-corpus URLs with varied tails: new URL() + tldts.parse(private suffixes) (baseline) vs analyzeUrl with 0, 500 and 5,000 policy protected domains (candidate), target ≤ ${urlRows[0]!.target}×`, urlRows);
 printLedger(await benchLedger());
 printProxy(await benchProxy());
 printFlood(await benchFlood());
+printForm(await benchForm());
+// PostgreSQL beside SQLite when a database is given (scripts/with-postgres.sh npm run bench).
+printDurable(process.env[POSTGRES_BENCH_ENV] ? await benchDurable(process.env[POSTGRES_BENCH_ENV]!) : null);

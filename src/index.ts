@@ -44,6 +44,7 @@ export {
 export type { FlowView, OpenTicket } from './core/flows.js';
 export { acceptOriginalOperation } from './flow/lineage.js';
 export { MemoryLedger, SqliteLedger, type Ledger } from './ledger/index.js';
+export { PostgresLedger, openLedger, parseLedgerSpec, type PostgresLedgerOptions, type OpenLedgerOptions, type LedgerLocation } from './ledger/index.js';
 export { FLOW_STATES, type FlowState, type FlowTrigger, type NavigationRecord, type ConsentReceipt, type BusinessReceipt } from './flow/index.js';
 
 // policy

@@ -24,6 +24,14 @@ export interface GuardOptions {
   readonly ledger?: Ledger;
   /** The verified user subject (e.g. the `sub` of the host's identity), recorded in every navigation. */
   readonly subject?: string;
+  /**
+   * The scope of this guard's lineage keys (the `session` of business receipts). Default: random,
+   * unique to this guard. Guards given the same key and one shared ledger (replicas serving one
+   * host conversation, a host restarted with the same conversation id) accept the final answer of
+   * each original operation at most once between them; the others withhold theirs with
+   * `E_ALREADY_ACCEPTED`. 1 to 200 characters; not a secret.
+   */
+  readonly sessionKey?: string;
 }
 
 /** A read-only view of the negotiated session. */

@@ -1,23 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { redact } from '../audit/redact.js';
-import { FlowBook, type ServerResponseRuling } from '../flow/book.js';
+import { FlowBook } from '../flow/book.js';
 import type { ConsentDecision, ShownToUser } from '../flow/records.js';
 import { allowedModes, declaredModes, modesEqual, narrowCapabilities } from '../negotiation/capabilities.js';
 import { toPolicyDocument, type Policy } from '../policy/policy.js';
 import { shortDigest } from '../protocol/digest.js';
-import { GuardCode } from '../protocol/errors.js';
-import { kindOf, type JsonRpcError, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type JsonRpcResult } from '../protocol/jsonrpc.js';
+import { GuardCode, GuardError } from '../protocol/errors.js';
+import { kindOf, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { UrlAnalysis } from '../url/types.js';
 import type { WireCodec } from '../wire/codec.js';
-import { isInputRequiredResponse } from '../wire/rev2026-07-28.js';
-import { rev2025_11_25 } from '../wire/rev2025-11-25.js';
 import { Method } from '../protocol/wire.js';
+import { rev2025_11_25 } from '../wire/rev2025-11-25.js';
 import type { Guard, GuardOptions, GuardSessionView } from './api.js';
-import { defer, drop, forward, reply, type Decision } from './decision.js';
-import { dropped, idInUse, onElicitation, onUrlRequired, replaceRequirement, type Translation } from './elicitations.js';
-import type { GuardEvent, ServerIdentity } from './events.js';
+import { drop, forward, reply, type Decision } from './decision.js';
+import { onAnswer, onServerResponse } from './answers.js';
+import { dropped, idInUse, onElicitation, type Translation } from './elicitations.js';
+import type { ServerIdentity } from './events.js';
 import type { FlowView, OpenTicket, Opener } from './flows.js';
-import { judgeAnswer, judgeUnmatchedAnswer, type Withheld } from './judgements.js';
 import { emptyMetrics, type GuardMetrics } from './metrics.js';
 import { ModernSide } from './modern.js';
 import { Reporter } from './reporter.js';
@@ -51,6 +49,9 @@ class GuardCore implements Guard {
   constructor(options: GuardOptions) {
     this.policy = toPolicyDocument(options.policy).forServer(options.server);
     this.#serverKey = options.server ?? null;
+    if (options.sessionKey !== undefined && (typeof options.sessionKey !== 'string' || options.sessionKey.length < 1 || options.sessionKey.length > 200)) {
+      throw new GuardError(GuardCode.input, 'sessionKey must be a string of 1 to 200 characters');
+    }
     const clock = options.clock ?? Date.now;
     const random = options.random ?? ((n: number) => randomBytes(n));
     this.#subject = options.subject ?? null;
@@ -59,7 +60,7 @@ class GuardCore implements Guard {
       policy: this.policy,
       deps: { clock, random },
       store: options.ledger ?? null,
-      sessionId: Buffer.from(random(12)).toString('base64url'),
+      sessionId: options.sessionKey ?? Buffer.from(random(12)).toString('base64url'),
       onWriteError: (error) => this.#report.emit(this.#report.event({ type: 'guard.error', code: GuardCode.ledgerUnavailable, message: `ledger write failed: ${(error as Error)?.message ?? String(error)}` })),
       onNote: (note) => this.#report.note(note),
     });
@@ -139,6 +140,8 @@ class GuardCore implements Guard {
     const codec = this.#codec;
     const kind = direction === 'inbound' ? codec.classifyInbound(message) : codec.classifyOutbound(message);
     const m = message as JsonRpcMessage & { id: JsonRpcId };
+    const modern = this.#modern.onInternalError(direction, message, event);
+    if (modern !== null) return modern;
     if (kind === 'elicitation') {
       this.#metrics.elicitationsRefused += 1;
       return reply(codec.guardError(m.id, GuardCode.internal, 'server', 'The client-side elicitation guard could not check this elicitation, so it was refused.'), [event]);
@@ -147,8 +150,6 @@ class GuardCore implements Guard {
     if (kind === 'response' && codec.outcomeOf(m as JsonRpcResponse) === 'url-required') {
       return forward(codec.guardError(m.id, GuardCode.internal, 'host', 'The server required a URL elicitation that the client-side guard could not check.'), [event]);
     }
-    const modern = this.#modern.onInternalError(direction, message, event);
-    if (modern !== null) return modern;
     if (kind === 'answer' && this.#book.pendingElicitation(m.id) !== null) {
       this.#book.answer(m.id, 'error', undefined);
       return forward(codec.elicitationAnswer(m.id, 'cancel'), [event]);
@@ -189,7 +190,7 @@ class GuardCore implements Guard {
         return forward(request);
       }
       case 'response':
-        return this.#onServerResponse(message as JsonRpcResponse);
+        return this.#modern.inboundResponse(message as JsonRpcResponse) ?? onServerResponse(this.#ctx, message as JsonRpcResponse);
       case 'notification':
       case 'invalid':
         return forward(message as JsonRpcMessage);
@@ -206,64 +207,6 @@ class GuardCore implements Guard {
     }
     this.#metrics.completionsDelivered += 1;
     return forward(notification, [this.#report.event({ type: 'completion.delivered', elicitation: elicitation as string })]);
-  }
-
-  #onServerResponse(response: JsonRpcResponse): Decision {
-    const id = response.id;
-    if (id === null) return forward(response);
-    if (this.#modern.owns(id)) return this.#modern.inbound(response);
-    const codec = this.#codec;
-    const outcome = codec.outcomeOf(response);
-    if (id === this.#session.handshakeId) return this.#onHandshakeAnswer(response, outcome === 'url-required');
-    if (isInputRequiredResponse(response)) {
-      // An input-required result to a 2025-11-25 request (or to nothing) is never delivered as is.
-      return this.#modern.misplaced(response, this.#book.serverResponse(id, 'error', response).ruling === 'unmatched');
-    }
-    const ruling = this.#book.serverResponse(id, outcome, response, outcome === 'task' ? codec.taskIdOf(response) : undefined);
-    switch (ruling.ruling) {
-      case 'pass':
-        return forward(response);
-      case 'unmatched':
-        // A -32042 that answers nothing the host asked carries an elicitation list nobody judged.
-        if (outcome === 'url-required') return dropped(this.#ctx, GuardCode.invalidParams, 'a -32042 answering no request in flight was dropped');
-        if (!ruling.repeat) return forward(response);
-        return drop([this.#withheldEvent(id, 'a second answer to an operation whose final answer was already accepted')]);
-      case 'url-required':
-        return onUrlRequired(this.#ctx, response as JsonRpcError, ruling.original);
-      case 'accept':
-      case 'withhold':
-        return this.#accepted(response, ruling);
-    }
-  }
-
-  /** The final answer of an original operation: with a ledger, delivered only once its business receipt is durable. */
-  #accepted(response: JsonRpcResponse, ruling: ServerResponseRuling & { ruling: 'accept' | 'withhold' }): Decision {
-    if (ruling.ruling === 'withhold') return this.#withhold(response, ruling.reason);
-    if (ruling.until === null) return forward(response);
-    return defer(ruling.until.then((o) => (o.accepted ? forward(response) : this.#withhold(response, o.reason))));
-  }
-
-  #withheldEvent(id: JsonRpcId, reason: string): GuardEvent {
-    return this.#report.event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
-  }
-
-  #withhold(response: JsonRpcResponse, reason: string): Decision {
-    const id = response.id as JsonRpcId;
-    const message = `The client-side guard withheld this answer: ${reason}.`;
-    return forward(this.#codec.guardError(id, GuardCode.alreadyAccepted, 'host', message), [this.#withheldEvent(id, reason)]);
-  }
-
-  #onHandshakeAnswer(response: JsonRpcResponse, urlRequired: boolean): Decision {
-    const session = this.#session;
-    session.handshakeId = null;
-    if (urlRequired) return replaceRequirement(this.#ctx, response, GuardCode.modeNotNegotiated, 'The server answered the handshake with a URL elicitation requirement (-32042); URL mode is not negotiated before it completes.');
-    if ('error' in response) return forward(response);
-    const answer = this.#codec.readHandshakeAnswer(response);
-    session.protocolVersion = answer.protocolVersion;
-    // The server names itself: a secret-shaped name never reaches an event.
-    session.serverName = answer.name === null ? null : redact(answer.name);
-    session.serverVersion = answer.version === null ? null : redact(answer.version);
-    return forward(response, [this.#report.event({ type: 'session.initialized', protocolVersion: session.protocolVersion, modes: session.modes })]);
   }
 
   // ---------------------------------------------------------------- host → server
@@ -289,7 +232,7 @@ class GuardCore implements Guard {
         return reply(this.#codec.guardError(request.id, ruling.code, 'host', `Request refused by the client-side guard: ${ruling.reason}.`), [event]);
       }
       case 'answer':
-        return this.#onAnswer(message as JsonRpcResponse);
+        return onAnswer(this.#ctx, message as JsonRpcResponse);
       case 'notification':
         if ((message as JsonRpcNotification).method === Method.cancelled) this.#modern.onHostCancelled(message as JsonRpcNotification);
         return forward(message as JsonRpcMessage);
@@ -311,43 +254,6 @@ class GuardCore implements Guard {
     if (modesEqual(declared, allowed)) return forward(request);
     const event = this.#report.event({ type: 'capabilities.narrowed', declared, forwarded: allowed });
     return forward(codec.withCapabilities(request, narrowCapabilities(capabilities, declared, allowed)), [event]);
-  }
-
-  /** The host answers a server request: an elicitation answer is checked before it leaves. */
-  #onAnswer(response: JsonRpcResponse): Decision {
-    const id = response.id;
-    if (id === null) return forward(response);
-    const codec = this.#codec;
-    const outcome = codec.outcomeOf(response);
-    const action = codec.actionOf(response);
-    const ruling = this.#book.answer(id, outcome, action, outcome === 'task' ? codec.taskIdOf(response) : undefined);
-    switch (ruling.ruling) {
-      case 'pass':
-        return forward(response);
-      case 'unmatched': {
-        if (ruling.repeat) return dropped(this.#ctx, GuardCode.invalidParams, 'a second answer to an elicitation already answered was dropped');
-        const withheld = action === 'accept' ? judgeUnmatchedAnswer(codec.contentOf(response as JsonRpcResult)) : null;
-        return withheld === null ? forward(response) : this.#withholdContent(id, withheld);
-      }
-      case 'url':
-        // URL mode never carries data back: "the content field is omitted".
-        return forward(action === 'accept' ? codec.withoutContent(response as JsonRpcResult) : response);
-      case 'override': {
-        const event = this.#report.event({ type: 'response.withheld', code: GuardCode.illegalTransition, requestId: id, reason: ruling.reason });
-        return forward(codec.elicitationAnswer(id, ruling.action), [event]);
-      }
-      case 'form': {
-        if (action !== 'accept') return forward(response);
-        const withheld = judgeAnswer(codec.contentOf(response as JsonRpcResult), ruling.requestedSchema);
-        return withheld === null ? forward(response) : this.#withholdContent(id, withheld);
-      }
-    }
-  }
-
-  #withholdContent(id: JsonRpcId, withheld: Withheld): Decision {
-    this.#metrics.contentWithheld += 1;
-    const event = this.#report.event({ type: 'content.withheld', code: withheld.code, requestId: id, fields: withheld.fields, findings: withheld.findings });
-    return forward(this.#codec.elicitationAnswer(id, 'cancel'), [event]);
   }
 
   #server(): ServerIdentity {

@@ -34,6 +34,7 @@ import {
   type JsonRpcId,
   type JsonRpcNotification,
   type JsonRpcRequest,
+  type JsonRpcResponse,
   type JsonRpcResult,
 } from '../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
@@ -44,6 +45,7 @@ import {
   encodeInputRequired,
   INPUT_CAPABLE_METHODS,
   isInputRequired,
+  isInputRequiredResponse,
   originalDigest,
   protocolVersionOf,
   retryPartsOf,
@@ -349,6 +351,19 @@ export class ModernSide {
   }
 
   // ---------------------------------------------------------------- server → host
+
+  /**
+   * A server answer, before the 2025-11-25 rules see it: the answer to a modern request, or an
+   * input-required result to a 2025 request (or to nothing), which is never delivered as is.
+   * `null`: not the modern side's (O(1): a map lookup and a key read).
+   */
+  inboundResponse(response: JsonRpcResponse): Decision | null {
+    const id = response.id;
+    if (id === null) return null;
+    if (this.#pending.has(id)) return this.inbound(response);
+    if (!isInputRequiredResponse(response)) return null;
+    return this.misplaced(response, this.#host.book.serverResponse(id, 'error', response).ruling === 'unmatched');
+  }
 
   /** The answer to a modern request. */
   inbound(response: JsonRpcResult | JsonRpcError): Decision {

@@ -107,7 +107,10 @@ export type HostRequestRuling =
 export type ServerRequestRuling = 'recorded' | 'id-in-use';
 
 /** How an accepted final answer ends: delivered, or withheld with a reason. */
-export type AcceptOutcome = { readonly accepted: true } | { readonly accepted: false; readonly reason: string };
+export type AcceptOutcome =
+  | { readonly accepted: true }
+  /** `code`: `E_ALREADY_ACCEPTED` (another guard accepted one), or `E_LEDGER_UNAVAILABLE` (the receipt could not be written). */
+  | { readonly accepted: false; readonly reason: string; readonly code: 'E_ALREADY_ACCEPTED' | 'E_LEDGER_UNAVAILABLE' };
 
 /** On a server response to a host request. */
 export type ServerResponseRuling =
@@ -808,11 +811,15 @@ export class FlowBook<A = unknown> {
     ));
     const until = outcome.then(
       (accepted): AcceptOutcome => {
-        if (!accepted) return { accepted: false, reason: 'another guard already accepted a final answer for this operation' };
+        if (!accepted) return { accepted: false, reason: 'another guard already accepted a final answer for this operation', code: 'E_ALREADY_ACCEPTED' };
         this.#count(lineage);
         return { accepted: true };
       },
-      (): AcceptOutcome => ({ accepted: false, reason: 'the business receipt could not be written' }),
+      (): AcceptOutcome => ({
+        accepted: false,
+        reason: 'the business receipt could not be written (the ledger is unavailable), so the answer is not accepted',
+        code: 'E_LEDGER_UNAVAILABLE',
+      }),
     );
     return { ruling: 'accept', until };
   }

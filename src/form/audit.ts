@@ -91,10 +91,12 @@ function urlFinding(spec: FieldSpec): Finding | null {
 }
 
 /** Texts too long to read whole fail closed: what is past the bound could hide anything. */
-function overlongFindings(message: string | null, specs: readonly FieldSpec[]): Finding[] {
+function overlongFindings(formTexts: readonly (string | null)[], specs: readonly FieldSpec[]): Finding[] {
   const findings: Finding[] = [];
   const tooLong = `longer than ${MAX_SCANNED_TEXT} visible characters, too long to read whole`;
-  if (message !== null && exceedsScanBound(message)) findings.push({ code: GuardCode.invalidParams, severity: 'error', message: `the request message is ${tooLong}` });
+  if (formTexts.some((text) => typeof text === 'string' && exceedsScanBound(text))) {
+    findings.push({ code: GuardCode.invalidParams, severity: 'error', message: `the request message or the form's title or description is ${tooLong}` });
+  }
   for (const spec of specs) {
     const places = [
       exceedsScanBound(spec.name) ? 'name' : null,
@@ -114,8 +116,8 @@ function audit(params: unknown, policy: Policy): FormAudit {
     return { verdict: verdictOf(findings), fields: [], findings };
   }
   const reading = readSchema(unpacked.schema);
-  const fields = classifyFields(reading.fields, unpacked.message);
-  const findings: Finding[] = [...unpacked.findings, ...reading.findings, ...overlongFindings(unpacked.message, reading.fields)];
+  const fields = classifyFields(reading.fields, { message: unpacked.message, title: reading.title, description: reading.description });
+  const findings: Finding[] = [...unpacked.findings, ...reading.findings, ...overlongFindings([unpacked.message, reading.title, reading.description], reading.fields)];
   for (const report of fields) {
     const finding = sensitiveFinding(report, policy);
     if (finding !== null) findings.push(finding);

@@ -120,10 +120,11 @@ describe('the proxy never breaks the pipe', () => {
   }, 30_000);
 
   it('passes SIGTERM on to the server', async () => {
-    const server = [process.execPath, '-e', "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stderr.write('server ready\\n')"];
+    // The server says when it runs (its stderr passes through the proxy): by then the proxy, which
+    // installs its signal handlers before starting the server, forwards the signal.
+    const server = [process.execPath, '-e', "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stderr.write('server up\\n')"];
     const run = rawProxy(server, [], { closeInput: false });
-    // The proxy installs its signal handlers before it starts the server: once the server is up, both are.
-    await vi.waitFor(() => expect(run.err()).toContain('server ready'), { timeout: 25_000, interval: 50 });
+    await vi.waitFor(() => expect(run.err()).toContain('server up'), { timeout: 20_000 });
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(42);
   }, 30_000);
