@@ -84,7 +84,8 @@ export interface ConsentReceipt {
  * flight) and `error-retry` (the `-32042` URL-elicitation-required lineage). Their rules live in
  * `LINEAGE_RULES` (lineage.ts).
  */
-export const LINEAGE_KINDS = Object.freeze(['nested', 'error-retry'] as const);
+/** `input-required`: the rounds of one original operation in spec 2026-07-28 (see flow/input-required.ts). */
+export const LINEAGE_KINDS = Object.freeze(['nested', 'error-retry', 'input-required'] as const);
 export type LineageKind = (typeof LINEAGE_KINDS)[number];
 
 /** One original operation. At most one business receipt may ever exist per key. */

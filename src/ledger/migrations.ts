@@ -98,6 +98,32 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ALTER TABLE business_receipts_v3 RENAME TO business_receipts;
     `,
   }),
+  Object.freeze({
+    version: 4,
+    summary: 'business receipts of the 2026-07-28 input-required lineage',
+    // The same layout as step 3; only the lineage kinds allowed grow by one.
+    sql: `
+      CREATE TABLE business_receipts_v4 (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        session TEXT NOT NULL,
+        lineage_kind TEXT NOT NULL CHECK (lineage_kind IN ('nested', 'error-retry', 'input-required')),
+        original_request_digest TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        retry_generation INTEGER NOT NULL,
+        requirement_receipt_ids TEXT NOT NULL,
+        response_digest TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        UNIQUE (session, lineage_kind, original_request_digest)
+      ) STRICT;
+      INSERT INTO business_receipts_v4 (seq, id, session, lineage_kind, original_request_digest, request_id, retry_generation,
+                                        requirement_receipt_ids, response_digest, at)
+        SELECT seq, id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at
+        FROM business_receipts ORDER BY seq;
+      DROP TABLE business_receipts;
+      ALTER TABLE business_receipts_v4 RENAME TO business_receipts;
+    `,
+  }),
 ]);
 
 export const LATEST_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -25,7 +25,7 @@ interface Source {
 }
 
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
-const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld']);
+const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld', 'protocol.violation', 'url-required.loop']);
 
 /**
  * The guard as a process in front of any MCP server: the host speaks MCP to the proxy's stdin and
@@ -160,6 +160,14 @@ export class ElicitationProxy {
  * the server's message, where every host shows it (the analysis stays in `_meta` too).
  */
 function forHost(message: JsonRpcMessage): JsonRpcMessage {
+  // 2026-07-28: the URL elicitations of an input-required result, each like an elicitation/create.
+  if ('result' in message && isRecord(message.result) && message.result.resultType === 'input_required' && isRecord(message.result.inputRequests)) {
+    const inputRequests: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(message.result.inputRequests)) {
+      inputRequests[key] = isRecord(entry) && entry.method === Method.elicitationCreate && isRecord(entry.params) ? { ...entry, params: withWarning(entry.params) } : entry;
+    }
+    return { ...message, result: { ...message.result, inputRequests } };
+  }
   if (!('method' in message) || message.method !== Method.elicitationCreate) {
     if ('error' in message && message.error.code === RpcCode.urlElicitationRequired && isRecord(message.error.data) && Array.isArray(message.error.data.elicitations)) {
       const elicitations = message.error.data.elicitations.map((entry: unknown) => (isRecord(entry) ? withWarning(entry) : entry));
