@@ -1,3 +1,2 @@
-export type { GuardEvent, GuardEventType, ServerIdentity } from './events.js';
 export { redact } from './redact.js';
-export { createAuditLog, type AuditLog } from './log.js';
+export { createAuditLog, type AuditLog, type AuditRecord } from './log.js';

@@ -1,13 +1,14 @@
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { ledgerExists, openLedger, parseLedgerSpec, type LedgerLocation } from '../ledger/open.js';
 import type { Ledger } from '../ledger/types.js';
 import { GuardError } from '../protocol/errors.js';
 import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.js';
-import { defaultLedgerPath } from './ledger.js';
+import type { QueryPageServer } from '../ui/server.js';
+import { defaultLedgerPath } from './ledger-path.js';
 
 const HELP = `usage:
-  mcp-elicitation-guard ledger serve [--ledger FILE|memory] [--port N] [--open] [--listen-anywhere]
+  mcp-elicitation-guard ledger serve [--ledger FILE|URL|memory] [--port N] [--open] [--listen-anywhere]
 
 The query page: a local web view of the ledger (flows, one flow's records, reconciliation) with the
 manual controls of "ledger recover|confirm|cancel". It prints an access link once; opening it
@@ -86,7 +87,7 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   const { RollbackFile, fileRollback } = await import('../ui/rollback.js');
   // The rollback switch beside the ledger: every proxy using this ledger directory follows it.
   const rollback = switchDir === null ? null : fileRollback(new RollbackFile(switchDir, io.clock), null);
-  let page;
+  let page: QueryPageServer;
   try {
     page = await startQueryPage({ ledger, port, listenAnywhere, rollback, log: (line) => writeLine(io.stderr, line), ...(io.clock === undefined ? {} : { clock: io.clock }) });
   } catch (error) {

@@ -1,11 +1,12 @@
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { FLOW_STATES, isFlowState, type FlowState } from '../flow/states.js';
 import { moveByHand, type ManualAction } from '../ledger/manual.js';
 import { ledgerExists, openLedger, parseLedgerSpec, type LedgerLocation } from '../ledger/open.js';
 import type { Ledger, StoredNavigation } from '../ledger/types.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
+import { defaultLedgerPath } from './ledger-path.js';
 import { ledgerServeCommand } from './ledger-serve.js';
 
 const HELP = `usage:
@@ -28,13 +29,7 @@ options:
 exit codes: 0 done, 1 refused (unknown id, a move the flow does not allow, a concurrent change),
             2 bad usage or an unusable ledger file`;
 
-/** Where the ledger lives unless `--ledger` says otherwise (XDG Base Directory: state). */
-export function defaultLedgerPath(env: Readonly<Record<string, string | undefined>>, home: string): string {
-  const xdg = env.XDG_STATE_HOME;
-  // The XDG spec says a relative value is invalid and must be ignored.
-  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(home, '.local', 'state');
-  return join(base, 'mcp-elicitation-guard', 'ledger.sqlite');
-}
+export { defaultLedgerPath } from './ledger-path.js';
 
 const OPTIONS = {
   ledger: { type: 'string' },

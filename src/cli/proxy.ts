@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { AuditLog } from '../audit/log.js';
 import { createAuditLog } from '../audit/log.js';
-import type { GuardEvent } from '../audit/events.js';
+import type { GuardEvent } from '../core/events.js';
 import { ChildUpstream, type Upstream } from '../adapters/proxy/child.js';
 import { HttpUpstream } from '../adapters/proxy/http.js';
 import { ElicitationProxy } from '../adapters/proxy/proxy.js';

@@ -79,7 +79,14 @@ export interface ConsentReceipt {
   readonly at: number;
 }
 
-export type LineageKind = 'nested' | 'error-retry';
+/**
+ * The kinds of lineage, as stored in business receipts: `nested` (an elicitation inside a request in
+ * flight) and `error-retry` (the `-32042` URL-elicitation-required lineage). Their rules live in
+ * `LINEAGE_RULES` (lineage.ts).
+ */
+/** `input-required`: the rounds of one original operation in spec 2026-07-28 (see flow/input-required.ts). */
+export const LINEAGE_KINDS = Object.freeze(['nested', 'error-retry', 'input-required'] as const);
+export type LineageKind = (typeof LINEAGE_KINDS)[number];
 
 /** One original operation. At most one business receipt may ever exist per key. */
 export interface LineageKey {
@@ -159,7 +166,7 @@ const consentSchema = z.strictObject({
   at: epochMs,
 });
 
-const lineageKindSchema = z.enum(['nested', 'error-retry']);
+const lineageKindSchema = z.enum(LINEAGE_KINDS);
 const lineageKeySchema = z.strictObject({ session: text, kind: lineageKindSchema, originalRequestDigest: sha256 });
 
 const businessSchema = z.strictObject({
@@ -264,6 +271,15 @@ function randomBytesOf(deps: RecordDeps, n: number): Uint8Array {
 
 function randomId(prefix: string, deps: RecordDeps): string {
   return prefix + Buffer.from(randomBytesOf(deps, ID_BYTES)).toString('hex');
+}
+
+/**
+ * An id that sorts by creation time, as UUIDv7 does: the millisecond clock (12 hex digits) then 80
+ * random bits, in the same 32 hex digits as `randomId`. Stores index receipts by id; ids that arrive
+ * in order land next to each other instead of on a random page each.
+ */
+function timeOrderedId(prefix: string, at: number, deps: RecordDeps): string {
+  return prefix + at.toString(16).padStart(12, '0').slice(-12) + Buffer.from(randomBytesOf(deps, ID_BYTES - 6)).toString('hex');
 }
 
 function now(deps: RecordDeps): number {
@@ -382,7 +398,8 @@ export function createConsentReceipt(input: ConsentInput, deps: RecordDeps): Con
 
 export function createBusinessReceipt(input: BusinessInput, deps: RecordDeps): BusinessReceipt {
   const checked = validate(businessInputSchema, input, 'business receipt');
-  return parseBusinessReceipt({ schema: BUSINESS_SCHEMA, id: randomId('br_', deps), ...checked, at: now(deps) });
+  const at = now(deps);
+  return parseBusinessReceipt({ schema: BUSINESS_SCHEMA, id: timeOrderedId('br_', at, deps), ...checked, at });
 }
 
 /** A stable string for a lineage key, for maps keyed by lineage. */

@@ -11,6 +11,12 @@ export const Method = {
   taskStatus: 'notifications/tasks/status',
 } as const;
 
+/**
+ * Host requests during which a server may elicit (and so may own a nested elicitation): tool calls,
+ * prompts and resource reads. Listing, `ping`, task polling and the like never do.
+ */
+export const ELICITING_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
 /** Task statuses after which a task no longer runs. */
 export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -34,6 +40,12 @@ export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 export const GuardMetaKey = {
   formAudit: 'mcp-elicitation-guard/form-audit',
   urlAnalysis: 'mcp-elicitation-guard/url-analysis',
+  /** 2026-07-28: the guard's own flow id of a URL elicitation (the revision has no `elicitationId`). */
+  flow: 'mcp-elicitation-guard/flow',
+  /** 2026-07-28, on an input-required result the host sees: the keys the guard refused, with codes. */
+  refusedInputs: 'mcp-elicitation-guard/refused-inputs',
+  /** 2026-07-28, on an input response the guard supplied to the server for a refused key: code and reason. */
+  refusal: 'mcp-elicitation-guard/refusal',
 } as const;
 
 export type ElicitationMode = 'form' | 'url';

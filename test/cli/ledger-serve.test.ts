@@ -80,6 +80,6 @@ describe('mcp-elicitation-guard ledger serve', () => {
   it('prints its help', async () => {
     const mem = memoryIo();
     expect(await main(['ledger', 'serve', '--help'], mem.io)).toBe(0);
-    expect(mem.stdout()).toContain('ledger serve [--ledger FILE|memory] [--port N] [--open] [--listen-anywhere]');
+    expect(mem.stdout()).toContain('ledger serve [--ledger FILE|URL|memory] [--port N] [--open] [--listen-anywhere]');
   });
 });

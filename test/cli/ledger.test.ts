@@ -119,7 +119,7 @@ describe('mcp-elicitation-guard ledger', () => {
       expect(run.stdout).toContain('target:       https://auth.example.com (url sha256 ');
       expect(run.stdout).toMatch(/NAVIGATION_ACCEPTED → OUT_OF_BAND_PENDING on navigation-opened/);
       expect(run.stdout).toMatch(/accept\s+cr_[0-9a-f]{32}\s+shown sha256 [0-9a-f]{64}/);
-      expect(run.stdout).toMatch(/business receipts:\n  \S+  nested\s+br_[0-9a-f]{32}  retry 0  response sha256 [0-9a-f]{64}\n/);
+      expect(run.stdout).toMatch(/business receipts:\n {2}\S+ {2}nested\s+br_[0-9a-f]{32} {2}retry 0 {2}response sha256 [0-9a-f]{64}\n/);
       expect(run.stdout).not.toContain('SECRETCODE123');
     });
 

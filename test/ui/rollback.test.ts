@@ -1,6 +1,6 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard } from '../../src/core/guard.js';
 import { RollbackFile, fileRollback, followRollback } from '../../src/ui/rollback.js';
 import { handshake, urlRequest } from '../helpers/session.js';

@@ -1,12 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
-import type { GuardEvent } from '../../audit/events.js';
-import type { Decision } from '../../core/decision.js';
+import type { GuardEvent } from '../../core/events.js';
+import { executeDecision, type DecisionSinks } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
 import type { UrlAnalysis } from '../../url/types.js';
 import type { Upstream } from './child.js';
-import { readLines, writeMessage } from './lines.js';
+import { isFaithfulLine, LineWriter, readLines } from './lines.js';
 
 export interface ProxyOptions {
   readonly guard: Guard;
@@ -18,8 +18,14 @@ export interface ProxyOptions {
   readonly log: (line: string) => void;
 }
 
+/** Where a message came from: the object parsed from the line (the line too, where a transport reads lines). */
+interface Source {
+  readonly parsed: unknown;
+  readonly line: string | undefined;
+}
+
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
-const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld']);
+const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld', 'protocol.violation', 'url-required.loop']);
 
 /**
  * The guard as a process in front of any MCP server: the host speaks MCP to the proxy's stdin and
@@ -30,11 +36,36 @@ const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refu
 export class ElicitationProxy {
   readonly #options: ProxyOptions;
   #hostClosed = false;
+  readonly #hostWriter: LineWriter;
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
 
+  /** Host → server: on to the server; the guard's answers go back to the host. */
+  readonly #toServer: DecisionSinks<Source> = {
+    forward: (message, source) =>
+      void this.#options.upstream.send(message, this.#original(message, source)).catch((error: Error) => {
+        this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
+        // A request the server never got is answered now, so the host does not wait for its timeout.
+        if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
+      }),
+    reply: (message) => this.#toHost(message),
+    fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
+  };
+  /** Server → host: on to the host (warnings in front of the message); the guard's answers go back to the server. */
+  readonly #fromServerSinks: DecisionSinks<Source> = {
+    forward: (message, source) => {
+      const shown = forHost(message);
+      const original = this.#original(shown, source);
+      if (original === undefined) this.#toHost(shown);
+      else if (!this.#hostClosed) this.#hostWriter.line(original);
+    },
+    reply: (message) => void this.#options.upstream.send(message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`)),
+    fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
+  };
+
   constructor(options: ProxyOptions) {
     this.#options = options;
+    this.#hostWriter = new LineWriter(options.hostOutput);
     this.#exitCode = new Promise((resolve) => (this.#resolveExit = resolve));
   }
 
@@ -42,7 +73,7 @@ export class ElicitationProxy {
   async run(): Promise<number> {
     const { upstream, hostInput, log } = this.#options;
     await upstream.start({
-      onMessage: (message) => this.#fromServer(message),
+      onMessage: (message, line) => this.#fromServer(message, line),
       onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
       onExit: (code) => {
         // The server is gone: stop reading the host, so the proxy can exit with the server's code.
@@ -98,58 +129,29 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    this.#executeOutbound(this.#options.guard.outbound(message));
+    void executeDecision(this.#options.guard.outbound(message), this.#toServer, { parsed: message, line });
   }
 
-  #fromServer(message: unknown): void {
+  #fromServer(message: unknown, line?: string): void {
     if (kindOf(message) === 'invalid' && !(isRecord(message) && typeof message.method === 'string')) {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    this.#executeInbound(this.#options.guard.inbound(message));
+    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, { parsed: message, line });
   }
 
-  #executeOutbound(decision: Decision): void {
-    switch (decision.action) {
-      case 'forward': {
-        const message = decision.message;
-        this.#options.upstream.send(message).catch((error: Error) => {
-          this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
-          // A request the server never got is answered now, so the host does not wait for its timeout.
-          if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
-        });
-        return;
-      }
-      case 'reply':
-        this.#toHost(decision.message);
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then((next) => this.#executeOutbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
-        return;
-    }
-  }
-
-  #executeInbound(decision: Decision): void {
-    switch (decision.action) {
-      case 'forward':
-        this.#toHost(forHost(decision.message));
-        return;
-      case 'reply':
-        this.#options.upstream.send(decision.message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`));
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then((next) => this.#executeInbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
-        return;
-    }
+  /**
+   * The original line of a message the guard forwards as it is (the very object parsed from it),
+   * when that line means the same to every parser; otherwise undefined and the message is
+   * serialised again, as the guard saw it.
+   */
+  #original(forwarded: JsonRpcMessage, source: Source): string | undefined {
+    return source.line !== undefined && forwarded === source.parsed && isFaithfulLine(source.line, source.parsed) ? source.line : undefined;
   }
 
   #toHost(message: JsonRpcMessage): void {
     if (this.#hostClosed) return;
-    writeMessage(this.#options.hostOutput, message);
+    this.#hostWriter.message(message);
   }
 }
 
@@ -158,6 +160,14 @@ export class ElicitationProxy {
  * the server's message, where every host shows it (the analysis stays in `_meta` too).
  */
 function forHost(message: JsonRpcMessage): JsonRpcMessage {
+  // 2026-07-28: the URL elicitations of an input-required result, each like an elicitation/create.
+  if ('result' in message && isRecord(message.result) && message.result.resultType === 'input_required' && isRecord(message.result.inputRequests)) {
+    const inputRequests: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(message.result.inputRequests)) {
+      inputRequests[key] = isRecord(entry) && entry.method === Method.elicitationCreate && isRecord(entry.params) ? { ...entry, params: withWarning(entry.params) } : entry;
+    }
+    return { ...message, result: { ...message.result, inputRequests } };
+  }
   if (!('method' in message) || message.method !== Method.elicitationCreate) {
     if ('error' in message && message.error.code === RpcCode.urlElicitationRequired && isRecord(message.error.data) && Array.isArray(message.error.data.elicitations)) {
       const elicitations = message.error.data.elicitations.map((entry: unknown) => (isRecord(entry) ? withWarning(entry) : entry));

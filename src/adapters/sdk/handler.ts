@@ -11,11 +11,10 @@ import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/type
 import type { FlowView, OpenTicket, Opener } from '../../core/flows.js';
 import type { Guard } from '../../core/guard.js';
 import type { ConsentDecision } from '../../flow/records.js';
-import type { FlowState } from '../../flow/states.js';
+import { STATE_GROUPS } from '../../flow/states.js';
 import { auditForm } from '../../form/index.js';
 import type { FormAudit } from '../../form/types.js';
 import type { Ledger } from '../../ledger/types.js';
-import { GuardCode, GuardError } from '../../protocol/errors.js';
 import { isRecord } from '../../protocol/jsonrpc.js';
 import { GuardMetaKey } from '../../protocol/wire.js';
 import { renderUrl } from '../../render/index.js';
@@ -36,15 +35,27 @@ export interface ElicitationHandlerOptions {
   /** Told about failures that cannot reach the server's answer any more (a late opener error, a follow-up). */
   readonly onError?: (error: unknown) => void;
   /**
-   * The ledger the guard writes to. When given, an accept receipt is read back from it before the
-   * URL is opened, and a receipt that is not there makes the answer `cancel`: `recordConsent`
-   * resolves even when the ledger write failed (the guard only reports it as an event).
+   * Accepted for compatibility and not needed: `guard.recordConsent` resolves only once the consent
+   * receipt is durable in the guard's ledger and rejects when it could not be written, and nothing
+   * is opened without the ticket it returns.
    */
   readonly ledger?: Ledger;
 }
 
-/** `(request, extra) => Promise<ElicitResult>`, for `client.setRequestHandler(ElicitRequestSchema, handler)`. */
-export type ElicitationHandler = (request: ElicitRequest, extra?: { readonly signal?: AbortSignal }) => Promise<ElicitResult>;
+/**
+ * What the SDKs hand an elicitation handler as its second argument: SDK v1's `extra` (`signal`), or
+ * SDK v2's context (`mcpReq.signal`).
+ */
+export interface ElicitationHandlerExtra {
+  readonly signal?: AbortSignal;
+  readonly mcpReq?: { readonly signal?: AbortSignal };
+}
+
+/**
+ * `(request, extra) => Promise<ElicitResult>`, for SDK v1's `client.setRequestHandler(ElicitRequestSchema, handler)`
+ * and SDK v2's `client.setRequestHandler('elicitation/create', handler)`, in both protocol eras.
+ */
+export type ElicitationHandler = (request: { readonly params?: unknown } | ElicitRequest, extra?: ElicitationHandlerExtra) => Promise<ElicitResult>;
 
 /** What presenting a `-32042` list came to: all opened (retry once done), or the user refused one. */
 export type UrlRequirementOutcome = 'accepted' | 'declined' | 'cancelled';
@@ -76,7 +87,6 @@ interface Context {
   readonly graceMs: number;
   readonly pollMs: number;
   readonly onError: (error: unknown) => void;
-  readonly ledger: Ledger | null;
 }
 
 function contextOf(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptions): Context {
@@ -91,7 +101,6 @@ function contextOf(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptio
     opener: options.opener ?? systemBrowserOpener(),
     graceMs,
     pollMs,
-    ledger: options.ledger ?? null,
     onError: (error) => {
       try {
         onError?.(error);
@@ -114,7 +123,7 @@ function contextOf(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptio
 export function createElicitationHandler(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptions = {}): ElicitationHandler {
   const context = contextOf(guard, ui, options);
   return async (request, extra) => {
-    const signal = extra?.signal ?? new AbortController().signal;
+    const signal = extra?.signal ?? extra?.mcpReq?.signal ?? new AbortController().signal;
     const params: unknown = request.params;
     if (!isRecord(params)) return CANCEL;
     if (params.mode === 'url') return answerUrl(context, params, signal);
@@ -160,9 +169,10 @@ export function pendingFlowControls(guard: Guard): FlowControls {
 const CANCEL: ElicitResult = { action: 'cancel' };
 
 async function answerUrl(context: Context, params: Record<string, unknown>, signal: AbortSignal): Promise<ElicitResult> {
-  const decision = await consentToUrl(context, params, 'elicitation/create', signal);
+  const flow = flowOf(context.guard, params);
+  const decision = await consentToUrl(context, params, 'elicitation/create', signal, flow);
   // URL mode carries no content back: accept means only that the user agreed to open the URL.
-  if (decision === 'accept') followUp(context, params.elicitationId as string);
+  if (decision === 'accept' && flow !== null) followUp(context, flow.elicitationId);
   return { action: decision };
 }
 
@@ -170,16 +180,12 @@ async function answerUrl(context: Context, params: Record<string, unknown>, sign
  * One URL, start to open. Fails closed: anything that did not pass the guard, or any failure
  * along the way, comes out as `cancel`, and nothing is opened without a durable accept receipt.
  */
-async function consentToUrl(context: Context, item: Record<string, unknown>, source: UrlReviewSource, signal: AbortSignal): Promise<ConsentDecision> {
+async function consentToUrl(context: Context, item: Record<string, unknown>, source: UrlReviewSource, signal: AbortSignal, flow: FlowView | null = flowOf(context.guard, item)): Promise<ConsentDecision> {
   const { guard, ui } = context;
-  const elicitationId = item.elicitationId;
-  if (typeof elicitationId !== 'string' || typeof item.url !== 'string') return 'cancel';
-  // The guard puts its analysis in `_meta`; without it the request did not pass a guard.
-  const meta = isRecord(item._meta) ? item._meta : null;
-  if (meta === null || !isRecord(meta[GuardMetaKey.urlAnalysis])) return 'cancel';
+  if (typeof item.url !== 'string') return 'cancel';
   // The guard's own record is the truth, not what arrived in `_meta`.
-  const flow = guard.flow(elicitationId);
   if (flow === null || flow.url !== item.url || flow.state !== 'USER_REVIEW') return 'cancel';
+  const elicitationId = flow.elicitationId;
   if (signal.aborted) return withdraw(context, elicitationId);
   const { analysis } = flow;
   let decision: unknown;
@@ -215,23 +221,12 @@ async function consentToUrl(context: Context, item: Record<string, unknown>, sou
   // No ticket: the guard has revoked pending navigations (issuing stopped).
   if (ticket === null) return 'cancel';
   try {
-    await assertDurable(context, ticket);
     await openWithGrace(context, ticket);
   } catch (error) {
     context.onError(error);
     return 'cancel';
   }
   return 'accept';
-}
-
-/** With the host's ledger at hand, reads the accept receipt back: nothing opens on a receipt that was lost. */
-async function assertDurable(context: Context, ticket: OpenTicket): Promise<void> {
-  const ledger = context.ledger;
-  if (ledger === null) return;
-  const stored = await ledger.listConsentReceipts(ticket.receipt.navigationId);
-  if (!stored.some((r) => r.id === ticket.receipt.id && r.decision === 'accept')) {
-    throw new GuardError(GuardCode.ledgerUnavailable, 'the consent receipt is not in the ledger; the URL was not opened');
-  }
 }
 
 /** The flow leaves review without a decision from the user (the UI failed, the server withdrew). */
@@ -267,9 +262,7 @@ async function openWithGrace(context: Context, ticket: OpenTicket): Promise<void
   }
 }
 
-const CONFIRMABLE: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'EXPIRED', 'USER_RETRY']);
-const CANCELLABLE: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'EXPIRED', 'USER_RETRY']);
-const WAITING: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'EXPIRED']);
+const { confirmable: CONFIRMABLE, cancellableAfterOpen: CANCELLABLE, waiting: WAITING } = STATE_GROUPS;
 
 /**
  * Asks `ui.afterOpen` about an opened flow, after the answer has gone out (never on its path).
@@ -325,10 +318,11 @@ async function answerForm(context: Context, params: Record<string, unknown>, sig
   const { guard, ui } = context;
   const requestedSchema = params.requestedSchema;
   if (!isRecord(requestedSchema) || typeof params.message !== 'string') return CANCEL;
+  // The guard puts its audit in `_meta` (replacing anything the server put there). A form that
+  // reached the handler without passing a guard is audited here: it never reaches the user unaudited.
   const meta = isRecord(params._meta) ? params._meta : null;
   const fromGuard = meta === null ? undefined : meta[GuardMetaKey.formAudit];
   const audit: FormAudit = isFormAudit(fromGuard) ? fromGuard : auditForm(params, guard.policy);
-  // A form the guard would refuse never reaches the user, guard or no guard.
   if (audit.verdict === 'block' || signal.aborted) return CANCEL;
   const fields = formFields(requestedSchema, audit);
   let answer: FormAnswer;
@@ -350,6 +344,28 @@ async function answerForm(context: Context, params: Record<string, unknown>, sig
     default:
       return CANCEL;
   }
+}
+
+/**
+ * The guard's flow for a URL elicitation, or `null` when the request did not pass the guard.
+ * - 2025-11-25: by its `elicitationId`, with the guard's analysis in `_meta` (a request without it
+ *   did not pass a guard);
+ * - 2026-07-28 has no `elicitationId`: by the flow id the guard put in `_meta`; and since SDK v2
+ *   hands the handler an embedded request's params without their `_meta`, by the guard's own
+ *   record of it: a flow of an input-required round, still in review, with this very URL and
+ *   message (the oldest, when the server asked twice).
+ */
+function flowOf(guard: Guard, item: Record<string, unknown>): FlowView | null {
+  const meta = isRecord(item._meta) ? item._meta : null;
+  const judged = meta !== null && isRecord(meta[GuardMetaKey.urlAnalysis]);
+  if (typeof item.elicitationId === 'string') return judged ? guard.flow(item.elicitationId) : null;
+  const flowId = meta === null ? undefined : meta[GuardMetaKey.flow];
+  if (typeof flowId === 'string') return judged ? guard.flow(flowId) : null;
+  if (meta !== null && judged) return null;
+  for (const flow of guard.pendingFlows()) {
+    if (flow.lineage === 'input-required' && flow.state === 'USER_REVIEW' && flow.url === item.url && flow.message === item.message) return flow;
+  }
+  return null;
 }
 
 function isFormAudit(value: unknown): value is FormAudit {
