@@ -123,7 +123,7 @@ function prepare(db: Db) {
     getBusiness: db.prepare<[string, string, string], BusinessRow>(
       `SELECT ${businessColumns} FROM business_receipts WHERE session = ? AND lineage_kind = ? AND original_request_digest = ?`,
     ),
-    listBusinessByDigest: db.prepare<[string], { record: string }>('SELECT record FROM business_receipts WHERE original_request_digest = ? ORDER BY at, rowid'),
+    listBusinessByDigest: db.prepare<[string], BusinessRow>(`SELECT ${businessColumns} FROM business_receipts WHERE original_request_digest = ? ORDER BY at, seq`),
   };
 }
 
@@ -335,7 +335,7 @@ export class SqliteLedger implements Ledger {
   async listBusinessReceipts(originalRequestDigest: string): Promise<readonly BusinessReceipt[]> {
     this.#open();
     checkDigest(originalRequestDigest);
-    return Object.freeze(this.#sql.listBusinessByDigest.all(originalRequestDigest).map((row) => parseStored(parseBusinessReceipt, row.record)));
+    return Object.freeze(this.#sql.listBusinessByDigest.all(originalRequestDigest).map(businessOf));
   }
 
   /** The settings this connection runs with, as SQLite reports them (for diagnostics and tests). */
