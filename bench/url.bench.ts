@@ -7,11 +7,13 @@
  *   npx tsx bench/url.bench.ts
  */
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'tldts';
 import { defaultPolicy } from '../src/policy/policy.js';
 import { analyzeUrl } from '../src/url/index.js';
 import { isMainModule } from '../src/cli/io.js';
 import { comparePair, printPairs, type PairResult } from './harness.js';
+import { CORPORA_DIR, corporaAvailable, corporaMissingLine } from '../test/helpers/corpora.js';
 
 /** `baselineUs` and `candidateUs` are medians in microseconds per URL. */
 export interface BenchResult extends PairResult {
@@ -27,7 +29,7 @@ const TARGET_RATIO = 4;
 
 // The corpora live next to the repository (../shared/corpora) and are never copied into it.
 function corpusUrl(name: string): URL {
-  return new URL(`../../shared/corpora/${name}`, import.meta.url);
+  return new URL(name, pathToFileURL(CORPORA_DIR));
 }
 
 /** Hosts as the corpora list them: `#` comments skipped, first tab-separated column. */
@@ -98,7 +100,14 @@ export async function benchUrl(options: { rounds?: number; timeMs?: number } = {
   };
 }
 
-if (isMainModule(import.meta.url)) {
+/** Whether this benchmark can run here; when not, the line that says why. */
+export function urlBenchUnavailable(): string | null {
+  return corporaAvailable() ? null : corporaMissingLine('the URL analysis benchmark');
+}
+
+if (isMainModule(import.meta.url) && urlBenchUnavailable() !== null) {
+  console.log(urlBenchUnavailable());
+} else if (isMainModule(import.meta.url)) {
   const result = await benchUrl();
   printPairs(`URL engine over ${result.inputs} URLs (${result.files.join(', ')}); µs per URL, median of rounds`, [result]);
   console.log(`ratio ${result.ratio.toFixed(2)}× (target ≤ ${result.target}×): ${result.withinTarget ? 'within target' : 'OVER TARGET'}; ${Math.round(1e6 / result.candidateUs).toLocaleString('en-US')} URLs/s`);
