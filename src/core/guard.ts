@@ -310,10 +310,10 @@ class GuardCore implements Guard {
     const audit = auditForm(params, this.policy);
     const sensitive = audit.fields.filter((f) => f.class === 'credential' || f.class === 'payment' || (this.policy.form.blockPersonal && f.class === 'personal'));
     const codes = audit.findings.map((f) => f.code);
-    const events: GuardEvent[] = [];
+    const events: GuardEvent[] = (audit.exceptions ?? []).map((use) => this.#event({ ...use, requestId: request.id }));
     if (sensitive.length > 0) {
       const blocked = this.policy.form.onSensitive === 'block';
-      events.push(this.#event({ type: 'form.sensitive', action: blocked ? 'blocked' : 'audited', requestId: request.id, fields: sensitive.map((f) => ({ name: f.name, class: f.class, reasons: f.reasons })) }));
+      events.push(this.#event({ type: 'form.sensitive', action: blocked ? 'blocked' : 'audited', requestId: request.id, fields: sensitive.map((f) => ({ name: f.name, class: f.class, reasons: f.reasons })), ...(audit.schemaDigest === undefined ? {} : { schemaDigest: audit.schemaDigest }) }));
       if (blocked) {
         this.#metrics.sensitiveFieldsBlocked += sensitive.length;
         const names = sensitive.map((f) => `${f.name} (${f.class})`).join(', ');
@@ -351,9 +351,10 @@ class GuardCore implements Guard {
     }
     const analysis = analyzeUrl(params.url, this.policy);
     const codes = analysis.findings.map((f) => f.code);
+    const exceptions = this.#exceptionEvents(analysis, request.id);
     if (analysis.verdict === 'block') {
       const reasons = analysis.findings.filter((f) => f.severity === 'error').map((f) => f.message).join('; ');
-      return this.#refuse(request, 'url', GuardCode.urlBlocked, `the elicitation URL was blocked: ${reasons}`, codes, [], { findings: codes });
+      return this.#refuse(request, 'url', GuardCode.urlBlocked, `the elicitation URL was blocked: ${reasons}`, codes, exceptions, { findings: codes });
     }
     const session = this.#session;
     this.#present(params.elicitationId, params.url, params.message as string, analysis, this.#nestedLineage(params));
@@ -361,7 +362,7 @@ class GuardCore implements Guard {
     session.serverElicitations.set(request.id, { mode: 'url', requestedSchema: null, elicitationId: params.elicitationId });
     this.#metrics.elicitationsForwarded += 1;
     const event = this.#event({ type: 'elicitation.forwarded', mode: 'url', requestId: request.id, verdict: analysis.verdict, findings: codes, host: analysis.display.hostAscii });
-    return forward(withMeta(request, GuardMetaKey.urlAnalysis, analysis), [event]);
+    return forward(withMeta(request, GuardMetaKey.urlAnalysis, analysis), [...exceptions, event]);
   }
 
   /** Records a URL elicitation that is about to reach the user (a navigation record in review). */
@@ -604,6 +605,7 @@ class GuardCore implements Guard {
         continue;
       }
       const analysis = analyzeUrl(entry.url, this.policy);
+      for (const event of this.#exceptionEvents(analysis, response.id as JsonRpcId)) this.#emit(event);
       if (analysis.verdict === 'block') {
         for (const f of analysis.findings) if (f.severity === 'error') findings.push(f.code);
         continue;
@@ -746,6 +748,13 @@ class GuardCore implements Guard {
   }
 
   // ---------------------------------------------------------------- events
+
+  /** The `url.allow` rules and `url.onBlock: "audit"` an analysis used, as events. */
+  #exceptionEvents(analysis: UrlAnalysis, requestId: JsonRpcId): GuardEvent[] {
+    const events = (analysis.exceptions ?? []).map((use) => this.#event({ ...use, requestId: requestId as string | number }));
+    if (analysis.audited !== undefined) events.push(this.#event({ type: 'url.audited', requestId: requestId as string | number, host: analysis.display.hostAscii, findings: analysis.audited }));
+    return events;
+  }
 
   #server(): ServerIdentity {
     return { key: this.#serverKey, name: this.#session.serverName, version: this.#session.serverVersion };

@@ -4,11 +4,13 @@ import { GuardCode, GuardError } from '../protocol/errors.js';
 import {
   policySchema,
   type CompletionSettings,
+  type FormAllowRule,
   type FormSettings,
   type ParsedPolicy,
   type Profile,
   type RetrySettings,
   type SubjectSettings,
+  type UrlAllowRule,
   type UrlSettings,
 } from './schema.js';
 
@@ -19,15 +21,16 @@ import {
 export interface Policy {
   readonly profile: Profile;
   readonly issuing: 'open' | 'stopped';
-  readonly form: Readonly<FormSettings>;
-  readonly url: Readonly<UrlSettings>;
+  /** `allow`: the server's narrow exceptions (per-server only; absent or empty at the top level). */
+  readonly form: Readonly<FormSettings> & { readonly allow?: readonly FormAllowRule[] };
+  readonly url: Readonly<UrlSettings> & { readonly allow?: readonly UrlAllowRule[] };
   readonly completion: Readonly<CompletionSettings>;
   readonly retry: Readonly<RetrySettings>;
   readonly subject: Readonly<SubjectSettings>;
 }
 
 export const DEFAULT_FORM: FormSettings = { enabled: true, onSensitive: 'block', blockPersonal: false };
-export const DEFAULT_URL: UrlSettings = { enabled: true, allowedHosts: [], protectedDomains: [], redirectHosts: [], maxLength: 2048 };
+export const DEFAULT_URL: UrlSettings = { enabled: true, allowedHosts: [], protectedDomains: [], redirectHosts: [], maxLength: 2048, onBlock: 'block' };
 export const DEFAULT_COMPLETION: CompletionSettings = { ttlSeconds: 600, maxPending: 1024 };
 export const DEFAULT_RETRY: RetrySettings = { maxRetries: 1 };
 export const DEFAULT_SUBJECT: SubjectSettings = { required: false };
