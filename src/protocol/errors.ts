@@ -57,6 +57,8 @@ export const GuardCode = {
   unknownApproval: 'E_UNKNOWN_APPROVAL',
   /** The approval queue is at its cap of pending requests. */
   approvalQueueFull: 'E_APPROVAL_QUEUE_FULL',
+  /** The proxy's server exited (or its connection closed) before answering a host request. */
+  serverExited: 'E_SERVER_EXITED',
 } as const;
 
 export type GuardCode = (typeof GuardCode)[keyof typeof GuardCode];

@@ -3,6 +3,7 @@ import type { GuardEvent } from '../../audit/events.js';
 import type { Decision } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { GuardCode } from '../../protocol/errors.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
 import type { UrlAnalysis } from '../../url/types.js';
 import type { Upstream } from './child.js';
@@ -16,7 +17,12 @@ export interface ProxyOptions {
   readonly hostOutput: Writable;
   /** Diagnostics (stderr): never protocol. */
   readonly log: (line: string) => void;
+  /** The server's life (start, exit code or signal), at a level; `log` gets none of it when absent. */
+  readonly lifecycle?: (level: 'error' | 'warn' | 'info', line: string) => void;
 }
+
+/** Host requests the server has not answered yet, at most this many (the oldest are forgotten first). */
+const MAX_PENDING = 65_536;
 
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
 const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld']);
@@ -30,6 +36,8 @@ const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refu
 export class ElicitationProxy {
   readonly #options: ProxyOptions;
   #hostClosed = false;
+  /** Host requests forwarded to the server and not answered yet: answered by the proxy if the server goes away. */
+  readonly #pending = new Map<string | number, true>();
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
 
@@ -44,7 +52,11 @@ export class ElicitationProxy {
     await upstream.start({
       onMessage: (message) => this.#fromServer(message),
       onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
-      onExit: (code) => {
+      onStart: ({ pid, command }) => this.#options.lifecycle?.('info', `server started: ${command}${pid === undefined ? '' : ` (pid ${pid})`}`),
+      onExit: (code, signal) => {
+        const how = signal === undefined || signal === null ? `exited with code ${code}` : `was stopped by signal ${signal}`;
+        this.#options.lifecycle?.(code === 0 ? 'info' : signal === undefined || signal === null ? 'error' : 'warn', `server ${how}`);
+        this.#answerPending(how);
         // The server is gone: stop reading the host, so the proxy can exit with the server's code.
         this.#hostClosed = true;
         hostInput.destroy();
@@ -65,6 +77,15 @@ export class ElicitationProxy {
       void upstream.close();
     });
     return this.#exitCode;
+  }
+
+  /** Never silence: every host request the server did not answer gets a JSON-RPC error now. */
+  #answerPending(how: string): void {
+    if (this.#pending.size === 0 || this.#hostClosed) return;
+    const ids = [...this.#pending.keys()];
+    this.#pending.clear();
+    this.#options.lifecycle?.('error', `answered ${ids.length} pending host request${ids.length === 1 ? '' : 's'} with -32603 (${GuardCode.serverExited}): the server ${how}`);
+    for (const id of ids) this.#toHost(errorResponse(id, RpcCode.internalError, `The MCP server ${how} before answering this request.`, { code: GuardCode.serverExited }));
   }
 
   /** Passes a signal on to the server (SIGINT, SIGTERM). */
@@ -102,6 +123,8 @@ export class ElicitationProxy {
   }
 
   #fromServer(message: unknown): void {
+    // An answer (whatever the guard then does with it) means the request is no longer the proxy's to answer.
+    if (this.#pending.size > 0 && isRecord(message) && !('method' in message) && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
     if (kindOf(message) === 'invalid' && !(isRecord(message) && typeof message.method === 'string')) {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
@@ -113,8 +136,10 @@ export class ElicitationProxy {
     switch (decision.action) {
       case 'forward': {
         const message = decision.message;
+        if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#track(message.id);
         this.#options.upstream.send(message).catch((error: Error) => {
           this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
+          if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
           // A request the server never got is answered now, so the host does not wait for its timeout.
           if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
         });
@@ -145,6 +170,12 @@ export class ElicitationProxy {
         decision.until.then((next) => this.#executeInbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
         return;
     }
+  }
+
+  #track(id: string | number): void {
+    this.#pending.delete(id);
+    this.#pending.set(id, true);
+    if (this.#pending.size > MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value as string | number);
   }
 
   #toHost(message: JsonRpcMessage): void {
