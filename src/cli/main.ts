@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { auditSchemaCommand } from './audit-schema.js';
 import { checkUrlCommand } from './check-url.js';
 import { evalCommand } from './eval.js';
+import { installCommand, uninstallCommand } from './install.js';
 import { Exit, UsageError, isMainModule, writeLine, type CliIo, type Command } from './io.js';
 import { ledgerCommand } from './ledger.js';
 import { policyCommand } from './policy.js';
@@ -15,6 +16,8 @@ const commands: Record<string, { run: Command; summary: string }> = {
   policy: { run: policyCommand, summary: 'policy validate FILE | policy init [FILE] | policy schema [--out FILE]' },
   proxy: { run: proxyCommand, summary: 'proxy [--policy FILE] [--ledger FILE] [--audit FILE] [--subject ID] -- <server command> [args...]' },
   ledger: { run: ledgerCommand, summary: 'ledger list | show ID | recover ID | cancel ID [--ledger FILE] [--json]' },
+  install: { run: installCommand, summary: 'install --host claude-desktop|vscode|cursor [--config FILE] [--policy FILE] [--dry-run]' },
+  uninstall: { run: uninstallCommand, summary: 'uninstall --host claude-desktop|vscode|cursor [--config FILE] [--dry-run]' },
 };
 
 function version(): string {
