@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { auditSchemaCommand } from './audit-schema.js';
 import { checkUrlCommand } from './check-url.js';
+import { doctorCommand } from './doctor.js';
 import { evalCommand } from './eval.js';
 import { installCommand, uninstallCommand } from './install.js';
 import { Exit, UsageError, isMainModule, writeLine, type CliIo, type Command } from './io.js';
@@ -17,6 +18,7 @@ const commands: Record<string, { run: Command; summary: string }> = {
   proxy: { run: proxyCommand, summary: 'proxy [--policy FILE] [--ledger FILE] [--audit FILE] [--subject ID] -- <server command> [args...]' },
   ledger: { run: ledgerCommand, summary: 'ledger list | show ID | recover ID | cancel ID [--ledger FILE] [--json]' },
   install: { run: installCommand, summary: 'install --host claude-desktop|vscode|cursor [--config FILE] [--policy FILE] [--dry-run]' },
+  doctor: { run: doctorCommand, summary: 'doctor [--policy FILE] [--ledger FILE] [--host NAME [--config FILE]]' },
   uninstall: { run: uninstallCommand, summary: 'uninstall --host claude-desktop|vscode|cursor [--config FILE] [--dry-run]' },
 };
 
