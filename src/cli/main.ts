@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { auditCommand } from './audit.js';
 import { auditSchemaCommand } from './audit-schema.js';
 import { checkUrlCommand } from './check-url.js';
 import { doctorCommand } from './doctor.js';
@@ -18,6 +19,7 @@ const commands: Record<string, { run: Command; summary: string }> = {
   proxy: { run: proxyCommand, summary: 'proxy [--policy FILE] [--ledger FILE] [--audit FILE] [--subject ID] -- <server command> [args...]' },
   ledger: { run: ledgerCommand, summary: 'ledger list | show ID | recover ID | cancel ID [--ledger FILE] [--json]' },
   install: { run: installCommand, summary: 'install --host claude-desktop|vscode|cursor [--config FILE] [--policy FILE] [--dry-run]' },
+  audit: { run: auditCommand, summary: 'audit show|tail|summary FILE [--server KEY] [--type T] [--since TIME] [--until TIME] [-f]' },
   doctor: { run: doctorCommand, summary: 'doctor [--policy FILE] [--ledger FILE] [--host NAME [--config FILE]]' },
   uninstall: { run: uninstallCommand, summary: 'uninstall --host claude-desktop|vscode|cursor [--config FILE] [--dry-run]' },
 };
