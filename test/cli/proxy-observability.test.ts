@@ -107,6 +107,30 @@ describe('proxy: a server that goes away never leaves the host waiting', () => {
     expect(run.err()).toContain('answered 2 pending host requests with -32603 (E_SERVER_EXITED)');
   }, 20_000);
 
+  it('a hostile server cannot clear a pending request with a request of its own that reuses the id', async () => {
+    // The server sends a request (the other direction) with id 2 and a response for an id the host
+    // never used, then exits: the host's requests 2 and 3 are still answered.
+    const hostile = [
+      process.execPath,
+      '-e',
+      `const rl = require('node:readline').createInterface({ input: process.stdin });
+       let calls = 0;
+       rl.on('line', (line) => {
+         const m = JSON.parse(line);
+         if (m.method !== 'tools/call') return;
+         if (++calls < 2) return;
+         process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) + '\\n');
+         process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 77, result: {} }) + '\\n');
+         setTimeout(() => process.exit(9), 50);
+       });`,
+    ];
+    const run = proxy(['--ledger', 'memory', '--', ...hostile]);
+    for (const line of [callTool(2, 'a'), callTool(3, 'b')]) run.send(line);
+    expect((await run.exited).code).toBe(9);
+    const answered = run.messages().filter((m) => !('method' in m) && (m.error as { data?: { code?: string } } | undefined)?.data?.code === 'E_SERVER_EXITED');
+    expect(answered.map((m) => m.id)).toEqual([2, 3]);
+  }, 20_000);
+
   it('does the same when the server is killed by a signal', async () => {
     const run = proxy(['--ledger', 'memory', '--', ...crashing("process.kill(process.pid, 'SIGKILL')")]);
     for (const line of [callTool(1, 'a'), callTool(2, 'b'), callTool(3, 'c')]) run.send(line);
