@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
  * The shared legitimate-host corpora live beside the repository (`../shared/corpora`) and are never
  * copied into it. A clone without them still tests and benchmarks everything else: the measurements
  * that need them say so in one line and are skipped. With `CI=true` they are required (CI has them).
+ * `MCP_GUARD_CORPORA_DIR` points elsewhere (with a trailing slash), e.g. to test the skip itself.
  */
-export const CORPORA_DIR = fileURLToPath(new URL('../../../shared/corpora/', import.meta.url));
+export const CORPORA_DIR = process.env.MCP_GUARD_CORPORA_DIR ?? fileURLToPath(new URL('../../../shared/corpora/', import.meta.url));
 
 export const CORPORA_REQUIRED = process.env.CI === 'true';
 
