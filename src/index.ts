@@ -37,7 +37,7 @@ export { FLOW_STATES, TRANSITIONS, type FlowState, type FlowTrigger, type Naviga
 export { parsePolicy, loadPolicy, defaultPolicy, policyJsonSchema, policySchema, examplePolicy, type Policy, type PolicyDocument, type PolicyInput, type Profile } from './policy/index.js';
 
 // checkers
-export { auditForm, checkContent } from './form/index.js';
+export { auditForm, checkContent, schemaDigest } from './form/index.js';
 export type { FieldClass, FieldReport, FormAudit, ContentCheck } from './form/types.js';
 export { analyzeUrl, UrlFinding } from './url/index.js';
 export { renderUrl } from './render/index.js';
@@ -46,6 +46,8 @@ export { declaredModes, type Modes } from './negotiation/index.js';
 
 // audit
 export { createAuditLog, redact, type AuditLog, type GuardEvent, type GuardEventType, type ServerIdentity } from './audit/index.js';
+export { describeEvent, readAuditLog, parseAuditLine, matchesFilter, type AuditFilter, type EventLine, type LogLevel } from './audit/index.js';
 
 // wire facts and errors
 export { GuardError, GuardCode, Method, RpcCode, GuardMetaKey, requestDigest, verdictOf, type Finding, type Severity, type Verdict } from './protocol/index.js';
+export type { ExceptionKind, ExceptionUse } from './protocol/verdict.js';
