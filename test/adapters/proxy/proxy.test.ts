@@ -87,8 +87,8 @@ describe('the proxy between a real SDK host and a real server process', () => {
 });
 
 /** Runs the proxy with raw stdio, writes `lines`, collects what it prints until it exits. */
-function rawProxy(serverCommand: string[], lines: string[], options: { closeInput?: boolean; signal?: NodeJS.Signals } = {}) {
-  const child = spawn(process.execPath, proxyArgs('--ledger', 'memory', '--', ...serverCommand), { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+function rawProxy(serverCommand: string[], lines: string[], options: { closeInput?: boolean; signal?: NodeJS.Signals; args?: string[] } = {}) {
+  const child = spawn(process.execPath, proxyArgs('--ledger', 'memory', ...(options.args ?? []), '--', ...serverCommand), { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -120,9 +120,11 @@ describe('the proxy never breaks the pipe', () => {
   }, 30_000);
 
   it('passes SIGTERM on to the server', async () => {
-    const server = [process.execPath, '-e', "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stdout.write('')"];
+    // The server says it is ready with a line that is not JSON (the proxy logs and drops it): by
+    // then both signal handlers are in place. A fixed sleep loses that race on a loaded machine.
+    const server = [process.execPath, '-e', "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stdout.write('ready\\n')"];
     const run = rawProxy(server, [], { closeInput: false });
-    await new Promise((r) => setTimeout(r, 1500));
+    await vi.waitFor(() => expect(run.err()).toContain('not JSON'), { timeout: 20_000 });
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(42);
   }, 30_000);
