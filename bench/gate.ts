@@ -6,17 +6,24 @@
 import { consentLine } from './gate/consent.js';
 import { falseRejectionLine, maliciousLine } from './gate/corpus.js';
 import { expiryLine } from './gate/expiry.js';
+import { FORM_SETS, formLine } from './gate/forms.js';
 import { reconcileLine } from './gate/reconcile.js';
 import { tokensLine } from './gate/tokens.js';
+import { URL_SETS, urlSetLine } from './gate/url-sets.js';
 import type { GateLine } from './gate/types.js';
 
 const MEASUREMENTS: readonly { readonly name: string; readonly run: () => Promise<GateLine> }[] = [
   { name: 'malicious-URL corpus blocked', run: maliciousLine },
   { name: 'legitimate domains falsely rejected', run: falseRejectionLine },
+  // URL sets: development, blind and real-world, each on its own line.
+  ...URL_SETS.map((set) => ({ name: `URL set ${set.name}: malicious blocked, legitimate rejected`, run: () => urlSetLine(set) })),
   { name: 'URL navigations with a consent receipt', run: consentLine },
   { name: 'third-party tokens outside the vault', run: tokensLine },
   { name: 'completion reconciliation p99 (lost notices)', run: () => reconcileLine() },
   { name: 'expired flows recovered by hand', run: () => expiryLine() },
+  // --- forms (issue 12, form side): development, blind and real-world sets, each on its own line ---
+  ...FORM_SETS.map((set) => ({ name: set.name, run: () => formLine(set) })),
+  // --- end of the form lines ---
 ];
 
 async function measure(m: (typeof MEASUREMENTS)[number]): Promise<GateLine> {

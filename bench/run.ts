@@ -3,18 +3,19 @@
  * No figure here is asserted anywhere; the README and the issue notes quote what this prints.
  */
 import { benchFlood, printFlood } from './flood.bench.js';
+import { benchForm, printForm } from './form.bench.js';
 import { benchLedger, printLedger } from './ledger.bench.js';
 import { printPairs } from './harness.js';
 import { benchProxy, printProxy } from './proxy.bench.js';
 import { benchSdk } from './sdk.bench.js';
-import { benchUrl, urlBenchUnavailable } from './url.bench.js';
+import { benchUrlRows, urlBenchUnavailable } from './url.bench.js';
 
 printPairs('SDK round trips: unguarded (baseline) vs guardTransport (candidate), target ≤ 1.03×', await benchSdk());
 const notMeasured: string[] = [];
 const urlUnavailable = urlBenchUnavailable();
 if (urlUnavailable === null) {
-  const url = await benchUrl();
-  printPairs(`URL analysis over ${url.inputs} shared-corpus URLs: new URL() + tldts.parse() (baseline) vs analyzeUrl (candidate), target ≤ ${url.target}×`, [url]);
+  const urlRows = await benchUrlRows();
+  printPairs(`URL analysis over ${urlRows[0]!.inputs} shared-corpus URLs with varied tails: new URL() + tldts.parse(private suffixes) (baseline) vs analyzeUrl with 0, 500 and 5,000 policy protected domains (candidate), target ≤ ${urlRows[0]!.target}×`, urlRows);
 } else {
   console.log(`\n${urlUnavailable}`);
   notMeasured.push('URL analysis (needs ../shared/corpora)');
@@ -22,4 +23,5 @@ if (urlUnavailable === null) {
 printLedger(await benchLedger());
 printProxy(await benchProxy());
 printFlood(await benchFlood());
+printForm(await benchForm());
 if (notMeasured.length > 0) console.log(`\nnot measured in this run: ${notMeasured.join('; ')}`);

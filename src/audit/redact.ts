@@ -23,8 +23,9 @@ function redactUrls(text: string): string {
  */
 export function redact<T>(value: T, depth = 0): T {
   if (typeof value === 'string') {
-    if (findSecret(value) !== null) return '[redacted]' as T;
-    return (value.includes('://') ? redactUrls(value) : value) as T;
+    // URLs lose their userinfo first, so a URL with a password keeps its host and path in the log.
+    const text = value.includes('://') ? redactUrls(value) : value;
+    return (findSecret(text) !== null ? '[redacted]' : text) as T;
   }
   if (depth > 8 || typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1)) as T;

@@ -5,19 +5,25 @@ import { GuardError } from '../protocol/errors.js';
 import type { Verdict } from '../protocol/verdict.js';
 import { escapeText } from '../render/index.js';
 import { BufferedWriter } from './buffered-writer.js';
+import { evaluateForms, formsReport, parseFormRows, type FormRow, type FormsSummary } from './eval-forms.js';
 import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
 import { judgeUrl } from './judge.js';
 import { loadRunPolicy, type RunPolicy } from './run-policy.js';
 
 const HELP = `usage:
   mcp-elicitation-guard eval --urls FILE.jsonl [--urls ...] [--legit FILE.txt ...] [--policy FILE] [--json]
+  mcp-elicitation-guard eval --forms FILE.jsonl [--forms ...] [--policy FILE] [--json]
 
-Runs the URL check over labelled corpora and plain host lists and reports how it did.
+Runs the URL check over labelled corpora and plain host lists, or the form audit over labelled
+forms, and reports how it did.
 
   --urls FILE     JSON Lines rows {"url", "expected": "block"|"warn"|"allow", "category", "policy"?};
                   a row's "policy" is merged over the run's policy
   --legit FILE    legitimate hosts, one per line ("#" comments; "host<TAB>..." takes the first column);
                   each becomes https://<host>/ and should not be blocked
+  --forms FILE    JSON Lines rows {"params" (elicitation/create params), "expected": {"verdict", "fields"?},
+                  "category"?, "lang"?, "id"?, "policy"?}; reports sensitive forms let through, ordinary
+                  forms blocked, misses per category and field classes that differ from the labels
   --policy FILE   policy file (default: the built-in production policy)
   --json          print the summary as JSON
 
@@ -57,6 +63,17 @@ export interface CategoryResult {
   readonly missed: readonly MissedRow[];
 }
 
+/** One `--urls` file's figures (the URL sets are reported file by file as well as together). */
+export interface LabelledFileResult {
+  readonly file: string;
+  readonly rows: number;
+  readonly malicious: number;
+  readonly blocked: number;
+  readonly legitimate: number;
+  readonly legitimateBlocked: number;
+  readonly misses: number;
+}
+
 export interface LegitFileResult {
   readonly file: string;
   readonly hosts: number;
@@ -74,14 +91,19 @@ export interface EvalSummary {
     readonly malicious: { readonly rows: number; readonly blocked: number; readonly blockRate: number | null };
     readonly legitimate: { readonly rows: number; readonly blocked: number; readonly warned: number; readonly falseRejectionRate: number | null };
     readonly categories: readonly CategoryResult[];
+    /** The same figures per `--urls` file, in the order given. */
+    readonly byFile: readonly LabelledFileResult[];
   };
   readonly legitFiles: readonly LegitFileResult[];
+  /** Present when `--forms` was given. */
+  readonly forms?: FormsSummary;
   readonly misses: number;
 }
 
 interface Options {
   readonly urls: readonly string[];
   readonly legit: readonly string[];
+  readonly forms: readonly string[];
   readonly policyFile: string | undefined;
   readonly json: boolean;
   readonly help: boolean;
@@ -91,13 +113,14 @@ function parseOptions(argv: readonly string[]): Options {
   const parsed = parseCommandArgs(argv, {
     urls: { type: 'string', multiple: true },
     legit: { type: 'string', multiple: true },
+    forms: { type: 'string', multiple: true },
     policy: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, false);
   const { values } = parsed;
-  const options: Options = { urls: values.urls ?? [], legit: values.legit ?? [], policyFile: values.policy, json: values.json === true, help: values.help === true };
-  if (!options.help && options.urls.length === 0 && options.legit.length === 0) throw new UsageError('give at least one --urls FILE.jsonl or --legit FILE.txt');
+  const options: Options = { urls: values.urls ?? [], legit: values.legit ?? [], forms: values.forms ?? [], policyFile: values.policy, json: values.json === true, help: values.help === true };
+  if (!options.help && options.urls.length === 0 && options.legit.length === 0 && options.forms.length === 0) throw new UsageError('give at least one --urls FILE.jsonl, --legit FILE.txt or --forms FILE.jsonl');
   return options;
 }
 
@@ -169,6 +192,16 @@ async function readLabelled(file: string, cwd: string, resolvePolicy: ReturnType
     rows.push({ file, line: i + 1, url: value.url, expected: value.expected as Expected, category: value.category, policy: resolvePolicy(value.policy, where) });
   }
   return rows;
+}
+
+async function readFormRows(file: string, cwd: string, resolvePolicy: ReturnType<typeof policyResolver>): Promise<FormRow[]> {
+  const text = await readText(file, cwd);
+  try {
+    return parseFormRows(text, file, resolvePolicy);
+  } catch (error) {
+    if (error instanceof InputError || GuardError.is(error)) throw error;
+    throw new InputError((error as Error).message);
+  }
 }
 
 async function readHosts(file: string, cwd: string): Promise<string[]> {
@@ -261,11 +294,40 @@ function summarise(labelledFiles: readonly string[], outcomes: readonly Outcome[
       malicious: { rows: maliciousRows, blocked: maliciousBlocked, blockRate: rate(maliciousBlocked, maliciousRows) },
       legitimate: { rows: legitRows, blocked: legitBlocked, warned: legitWarned, falseRejectionRate: rate(legitBlocked, legitRows) },
       categories: categoryResults,
+      byFile: byFile(labelledFiles, outcomes),
     },
     legitFiles,
     misses: categoryResults.reduce((n, c) => n + c.misses, 0),
   };
 }
+
+// --- URL sets file by file ----------------------------------------------------------------
+function byFile(files: readonly string[], outcomes: readonly Outcome[]): LabelledFileResult[] {
+  return files.map((file) => {
+    const mine = outcomes.filter((o) => o.row.file === file);
+    const malicious = mine.filter((o) => o.row.expected === 'block');
+    const legitimate = mine.filter((o) => o.row.expected !== 'block');
+    return {
+      file,
+      rows: mine.length,
+      malicious: malicious.length,
+      blocked: malicious.filter((o) => o.verdict === 'block').length,
+      legitimate: legitimate.length,
+      legitimateBlocked: legitimate.filter((o) => o.verdict === 'block').length,
+      misses: mine.filter((o) => isMiss(o.row.expected, o.verdict)).length,
+    };
+  });
+}
+
+function byFileReport(files: readonly LabelledFileResult[]): string[] {
+  if (files.length < 2) return [];
+  const out = ['', 'by file:'];
+  for (const f of files) {
+    out.push(`  ${escapeText(f.file)}: ${f.rows} rows; malicious blocked ${f.blocked}/${f.malicious}; legitimate blocked ${f.legitimateBlocked}/${f.legitimate}; ${f.misses} missed`);
+  }
+  return out;
+}
+// ------------------------------------------------------------------------------------------
 
 const percent = (value: number | null): string => (value === null ? 'n/a' : `${(value * 100).toFixed(2)}%`);
 
@@ -286,6 +348,7 @@ function humanReport(summary: EvalSummary): string {
     out.push(
       `  legitimate (expected allow/warn): ${labelled.legitimate.rows} rows, blocked ${labelled.legitimate.blocked} — false rejection rate ${percent(labelled.legitimate.falseRejectionRate)}; warned ${labelled.legitimate.warned}`,
     );
+    out.push(...byFileReport(labelled.byFile));
     out.push('', 'misses by category:');
     const width = Math.max(8, ...labelled.categories.map((c) => c.category.length));
     out.push(`  ${'category'.padEnd(width)}  rows  misses`);
@@ -305,6 +368,10 @@ function humanReport(summary: EvalSummary): string {
       if (f.blockedHosts.length > LEGIT_LISTED) out.push(`    … and ${f.blockedHosts.length - LEGIT_LISTED} more (--json lists all)`);
     }
   }
+  if (summary.forms !== undefined) {
+    if (out.length > 0) out.push('');
+    out.push(...formsReport(summary.forms));
+  }
   out.push('', summary.misses === 0 ? 'result: every labelled expectation met' : `result: ${summary.misses} labelled expectation${summary.misses === 1 ? '' : 's'} missed`);
   return out.join('\n') + '\n';
 }
@@ -312,6 +379,7 @@ function humanReport(summary: EvalSummary): string {
 interface Inputs {
   readonly labelled: readonly (readonly LabelledRow[])[];
   readonly hostLists: readonly (readonly string[])[];
+  readonly forms: readonly FormRow[];
   readonly basePolicy: Policy;
 }
 
@@ -321,7 +389,8 @@ async function loadInputs(options: Options, cwd: string): Promise<Inputs> {
   const resolvePolicy = policyResolver(run);
   const labelled = await Promise.all(options.urls.map((file) => readLabelled(file, cwd, resolvePolicy)));
   const hostLists = await Promise.all(options.legit.map((file) => readHosts(file, cwd)));
-  return { labelled, hostLists, basePolicy: run.document.base };
+  const forms = (await Promise.all(options.forms.map(async (file) => readFormRows(file, cwd, resolvePolicy)))).flat();
+  return { labelled, hostLists, forms, basePolicy: run.document.base };
 }
 
 const errorCodes = (findings: readonly { code: string; severity: string }[]): string[] => findings.filter((f) => f.severity !== 'info').map((f) => f.code);
@@ -371,7 +440,9 @@ export async function evalCommand(argv: readonly string[], io: CliIo): Promise<n
   });
   progress.end();
 
-  const summary = summarise(options.urls, outcomes, legitFiles);
+  const urlSummary = summarise(options.urls, outcomes, legitFiles);
+  const forms = options.forms.length > 0 ? evaluateForms(options.forms, inputs.forms, isMiss) : undefined;
+  const summary: EvalSummary = forms === undefined ? urlSummary : { ...urlSummary, forms, misses: urlSummary.misses + forms.misses };
   const out = new BufferedWriter(io.stdout);
   await out.write(options.json ? JSON.stringify(summary, null, 2) + '\n' : humanReport(summary));
   await out.flush();

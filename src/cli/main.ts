@@ -14,7 +14,7 @@ import { proxyCommand } from './proxy.js';
 const commands: Record<string, { run: Command; summary: string }> = {
   'audit-schema': { run: auditSchemaCommand, summary: 'audit-schema [FILE|-] [--policy FILE] [--jsonl]' },
   'check-url': { run: checkUrlCommand, summary: 'check-url [--policy FILE] [--json] URL... | check-url --jsonl < urls.jsonl' },
-  eval: { run: evalCommand, summary: 'eval --urls FILE.jsonl [--legit FILE.txt] [--policy FILE] [--json]' },
+  eval: { run: evalCommand, summary: 'eval --urls FILE.jsonl [--legit FILE.txt] [--forms FILE.jsonl] [--policy FILE] [--json]' },
   policy: { run: policyCommand, summary: 'policy validate FILE | policy init [FILE] | policy schema [--out FILE]' },
   proxy: { run: proxyCommand, summary: 'proxy [--policy FILE] [--ledger FILE] [--audit FILE] [--subject ID] -- <server command> [args...]' },
   ledger: { run: ledgerCommand, summary: 'ledger list | show ID | recover ID | cancel ID [--ledger FILE] [--json]' },

@@ -97,7 +97,7 @@ function audit(params: unknown, policy: Policy): FormAudit {
     return { verdict: verdictOf(findings), fields: [], findings };
   }
   const reading = readSchema(unpacked.schema);
-  const fields = classifyFields(reading.fields, unpacked.message);
+  const fields = classifyFields(reading.fields, { message: unpacked.message, title: reading.title, description: reading.description });
   const findings: Finding[] = [...unpacked.findings, ...reading.findings];
   for (const report of fields) {
     const finding = sensitiveFinding(report, policy);

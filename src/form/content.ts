@@ -1,12 +1,13 @@
 /**
  * The check of an accepted form answer before it goes back to the server (spec: clients SHOULD
  * validate responses against the schema): every field against its shape, `required`, unknown
- * keys, and every string scanned for structural secrets (JWTs, key prefixes, private-key blocks).
+ * keys, and every string scanned for secrets (key and token formats, connection strings, seed
+ * phrases, card numbers, long random strings in plain text fields).
  */
 
 import { GuardCode } from '../protocol/errors.js';
 import type { Finding } from '../protocol/verdict.js';
-import { findSecret } from '../secrets/index.js';
+import { scanValue } from '../secrets/index.js';
 import { isPlainObject, quoteName, readSchema } from './schema.js';
 import { valueProblem, type FieldShape } from './shape.js';
 import type { ContentCheck } from './types.js';
@@ -15,10 +16,17 @@ function invalid(message: string, field?: string): Finding {
   return field === undefined ? { code: GuardCode.contentInvalid, severity: 'error', message } : { code: GuardCode.contentInvalid, severity: 'error', message, field };
 }
 
-function secretFindings(name: string, value: unknown): Finding[] {
+/**
+ * Every string of the value scanned for secrets (`scanValue`): known key and token formats,
+ * connection strings with a password, seed phrases, card numbers; and, in a free-text field that
+ * asks for nothing shaped (no format, no options), long random strings, which is what a prefixless
+ * cloud secret or a session id looks like.
+ */
+function secretFindings(name: string, value: unknown, shape: FieldShape | undefined): Finding[] {
   const strings = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).filter((v): v is string => typeof v === 'string') : [];
+  const entropy = shape !== undefined && shape.kind === 'string' && shape.format === null;
   for (const s of strings) {
-    const match = findSecret(s);
+    const match = scanValue(s, { entropy });
     if (match !== null) {
       return [{ code: GuardCode.secretInContent, severity: 'error', message: `field ${quoteName(name)} holds a value shaped like a secret (${match.kind}, ${match.rule}); secrets must not travel in form mode`, field: name }];
     }
@@ -53,7 +61,7 @@ function check(content: unknown, requestedSchema: unknown): ContentCheck {
       const problem = valueProblem(shape, value);
       if (problem !== null) findings.push(invalid(`field ${quoteName(name)} ${problem}`, name));
     }
-    findings.push(...secretFindings(name, value));
+    findings.push(...secretFindings(name, value, shape));
   }
   return { ok: findings.length === 0, findings };
 }

@@ -1,7 +1,10 @@
 /**
- * The multilingual lexicon of the sensitive-field classifier: what a form field may be asking for,
- * in English, Chinese (simplified and traditional), Japanese, Korean, German, French, Spanish,
- * Portuguese and Russian. Data only; the matching rules live in `matcher.ts`.
+ * The multilingual lexicon of the sensitive-field classifier: what a form field may be asking for.
+ * Hand-written terms in English, Chinese (simplified and traditional), Japanese, Korean, German,
+ * French, Spanish, Portuguese and Russian (and a few words of other languages), plus the generated
+ * sign-in vocabulary of 42 languages (`data/translations.ts`, from `@clerk/localizations`), plus the
+ * modifier + head compounds (`COMPOUNDS`) and the word lists the reading rules use. Data only; the
+ * matching rules live in `matcher.ts`, the reading of a whole form in `classify.ts`.
  *
  * How terms are matched (see `normalize.ts`):
  * - Text is NFKC-normalised, lower-cased, `ß` → `ss`, and Latin/Cyrillic diacritics are folded
@@ -93,9 +96,15 @@
  *   class stays ordinary; personal signals on them stay personal (a choice can reveal a birth year).
  */
 
+import { TRANSLATED_TERMS } from './data/translations.js';
 import type { FieldClass } from './types.js';
 
-export type Lang = 'en' | 'zh' | 'ja' | 'ko' | 'de' | 'fr' | 'es' | 'pt' | 'ru';
+/**
+ * The language of a term: a BCP 47 primary subtag. The hand-written terms cover en, zh, ja, ko, de,
+ * fr, es, pt, ru and a few more; `data/translations.ts` (generated) adds the sign-in vocabulary of
+ * 42 languages.
+ */
+export type Lang = string;
 
 /** What a term names. `benign` marks a compound that shields its words (class `ordinary`). */
 export type Concept =
@@ -113,6 +122,8 @@ export type Concept =
   | 'client-secret'
   | 'session'
   | 'security-answer'
+  | 'cloud-credentials'
+  | 'pre-shared-key'
   | 'credentials'
   | 'card-number'
   | 'card-security-code'
@@ -142,8 +153,10 @@ export type Concept =
  * - `needs-payment`: payment when the form is about a card or a bank, otherwise no signal.
  * - `pin-code`: credential, or personal (postal code) when the form has address context.
  * - `security-code`: payment when the form is about a card, otherwise credential.
+ * - `phrase`: a whole question or request ("name of your first pet"): always, wherever it stands in
+ *   the label (it is not read as a modifier of another noun).
  */
-export type MatchRule = 'strong' | 'bare' | 'head' | 'needs-payment' | 'pin-code' | 'security-code';
+export type MatchRule = 'strong' | 'bare' | 'head' | 'needs-payment' | 'pin-code' | 'security-code' | 'phrase';
 
 export interface LexiconEntry {
   /** The term as written in its language; reasons quote it (e.g. `title:密码`). */
@@ -152,15 +165,18 @@ export interface LexiconEntry {
   readonly class: FieldClass;
   readonly concept: Concept;
   readonly rule: MatchRule;
-  /** `name`: only in property names (abbreviations such as `pwd`, `pass`, `ssn` that are too ambiguous in prose). */
-  readonly scope: 'any' | 'name';
+  /**
+   * `name`: only in property names (abbreviations such as `pwd`, `pass`, `ssn` that are too ambiguous
+   * in prose); `label`: in names and titles (words that fold onto common words of another language).
+   */
+  readonly scope: 'any' | 'name' | 'label';
   /** Also matches as the tail of a longer word (German compounds: `Benutzerpasswort`). */
   readonly suffix: boolean;
 }
 
 interface GroupOptions {
   readonly rule?: MatchRule;
-  readonly scope?: 'any' | 'name';
+  readonly scope?: 'any' | 'name' | 'label';
   readonly suffix?: boolean;
 }
 
@@ -176,7 +192,7 @@ const O = 'ordinary' as const;
 const ENGLISH: LexiconEntry[] = [
   ...group('en', C, 'password', ['password', 'passwords', 'login password', 'master password', 'bank password']),
   ...group('en', C, 'password', ['passwd', 'pwd', 'pw', 'pword', 'pswd'], { scope: 'name' }),
-  ...group('en', C, 'password', ['pass'], { scope: 'name', rule: 'head' }),
+  ...group('en', C, 'password', ['pass'], { scope: 'label', rule: 'head' }),
   ...group('en', C, 'passphrase', ['passphrase', 'pass phrase', 'passcode', 'pass code', 'passkey', 'access code', 'wifi key', 'wi fi key', 'wpa key', 'wpa2 key', 'wep key', 'network key', 'wlan key']),
   ...group('en', C, 'pin', ['pin', 'pin number', 'pin no', 'one time pin']),
   ...group('en', C, 'pin', ['pin code'], { rule: 'pin-code' }),
@@ -285,6 +301,8 @@ const ENGLISH: LexiconEntry[] = [
     'card security code',
   ]),
   ...group('en', P, 'card-security-code', ['csc', 'ccv', 'cvv2', 'cvc2'], { scope: 'name' }),
+  // The scheme-specific names: CAV2 (JCB), CVP2 (Diners), CVD (Discover), CVE (Elo), SPC (UK).
+  ...group('en', P, 'card-security-code', ['cav2', 'cvp2', 'cvd', 'cve', 'spc'], { scope: 'name', rule: 'needs-payment' }),
   ...group('en', P, 'card-expiry', [
     'card expiry',
     'card expiration',
@@ -382,7 +400,7 @@ const ENGLISH: LexiconEntry[] = [
   ]),
   ...group('en', I, 'person-name', ['fname', 'lname'], { scope: 'name' }),
   ...group('en', I, 'person-name', ['name'], { rule: 'bare' }),
-  ...group('en', I, 'username', ['username', 'user name', 'login name', 'login id']),
+  ...group('en', I, 'username', ['username', 'user name', 'login name', 'login id', 'user id', 'userid', 'customer id', 'member id']),
   ...group('en', I, 'username', ['login'], { rule: 'bare' }),
   ...group('en', I, 'username', ['user'], { rule: 'head' }),
 
@@ -688,7 +706,260 @@ const KOREAN: LexiconEntry[] = [
 ];
 
 /** Every term, all languages. */
-export const LEXICON: readonly LexiconEntry[] = [...ENGLISH, ...GERMAN, ...FRENCH, ...SPANISH, ...PORTUGUESE, ...RUSSIAN, ...CHINESE, ...JAPANESE, ...KOREAN];
+/**
+ * Secret kinds the first lexicon missed, in English and the hand-written languages: cloud and
+ * cluster credential files, pre-shared keys, session cookies of common web frameworks, security
+ * questions, seed-phrase wording, abbreviations, one-time-code phrasing and national identifiers.
+ */
+const MORE: LexiconEntry[] = [
+  ...group('en', C, 'password', ['pswrd', 'passwrd', 'paswd', 'passcd'], { scope: 'name' }),
+  ...group('en', C, 'access-token', ['tok', 'tkn', 'toke'], { scope: 'name', rule: 'head' }),
+  ...group('en', C, 'secret', ['secr', 'scrt'], { scope: 'name' }),
+  ...group('en', O, 'benign', ['id rsa pub', 'id ed25519 pub', 'id ecdsa pub', 'pub key', 'public key file']),
+  ...group('en', C, 'private-key', ['id rsa file', 'private key file', 'id ecdsa', 'priv k', 'pk pem', 'id rsa', 'id ed25519', 'ssh key', 'ssh private key', 'gpg private key', 'pgp private key', 'pem key', 'pem file contents', 'tls key', 'ssl key', 'certificate key', 'keystore', 'keystore json', 'key store password', 'pfx password', 'p12 password']),
+  ...group('en', C, 'cloud-credentials', [
+    'kubeconfig', 'kube config', 'service account key', 'service account key file', 'service account json', 'service account json key', 'service account credentials', 'credentials file', 'credentials json',
+    'application default credentials', 'key file', 'keyfile', 'storage account key', 'account key', 'shared key', 'sas token', 'dsn', 'client certificate key', 'aws secret',
+    'aws secret key', 'aws secret access key',
+  ]),
+  ...group('en', C, 'pre-shared-key', ['network security key', 'wireless key', 'wireless password', 'psk', 'pre shared key', 'preshared key', 'wifi psk', 'wpa psk', 'ipsec psk', 'vpn key', 'shared secret key']),
+  ...group('en', C, 'secret', ['auth'], { rule: 'head' }),
+  ...group('en', C, 'secret', ['basic auth', 'redis auth', 'auth string', 'webhook token', 'secret key base', 'signing key', 'app password', 'application password', 'bot token', 'dsn with key']),
+  ...group('en', C, 'session', [
+    'phpsessid', 'jsessionid', 'connect sid', 'laravel session', 'asp net session', 'asp net sessionid', 'aspnet sessionid', 'asp net session id', 'rails session', 'rack session',
+    'django session', 'sessionid cookie', 'session secret', 'remember token', 'remember me token', 'auth cookie', 'cookie header', 'cookie value', 'next auth session token', 'sid cookie',
+  ]),
+  ...group('en', C, 'otp', [
+    'digit code', 'code we sent', 'code we just sent', 'code we texted', 'code we just texted', 'code sent to your phone', 'code sent to your email', 'code from your authenticator',
+    'code from the authenticator', 'code from your authenticator app', 'authenticator app code', 'one time code', 'otp code', 'sms otp', 'email otp', 'texted code', 'login code',
+    'sign in code', 'security key pin', 'mtan', 'chiptan', 'smstan', 'code we emailed', 'code we emailed you', 'emailed code', 'code sent by email', 'code sent by sms', 'code we sent you',
+  ]),
+  ...group('en', C, 'otp', ['tan', 'itan'], { scope: 'name' }),
+  ...group('en', C, 'refresh-token', ['refresh tok', 'refresh tkn']),
+  ...group('en', C, 'seed-phrase', ['backup phrase', 'recovery words', 'backup words', 'wallet words', 'seed words', 'secret words', 'word seed', 'word recovery phrase']),
+  ...group('en', C, 'security-answer', [
+    'security question', 'security questions', 'secret question', 'security answer', 'answer to your security question', 'answer to the security question', 'answer to your secret question',
+    'security question answer', 'secret question answer', 'first pet', "first pet's name", 'name of your first pet', 'name of first pet', 'maiden name', "mother's maiden name", 'mothers maiden name',
+    'grew up', 'were you born', 'you were born', 'parents married', 'parents meet', 'parents met', 'first car', 'first school', 'elementary school', 'primary school', 'childhood friend', 'childhood nickname',
+    'childhood best friend', 'favorite teacher', 'favourite teacher', 'first job', 'first concert', 'honeymoon', 'oldest sibling', 'first love', 'first boss',
+  ], { rule: 'phrase' }),
+  ...group('de', C, 'security-answer', ['sicherheitsfrage', 'geheimfrage', 'antwort auf die sicherheitsfrage'], { rule: 'phrase' }),
+  ...group('fr', C, 'security-answer', ['question secrète', 'question de sécurité', 'réponse secrète'], { rule: 'phrase' }),
+  ...group('es', C, 'security-answer', ['pregunta de seguridad', 'pregunta secreta', 'respuesta secreta'], { rule: 'phrase' }),
+  ...group('pt', C, 'security-answer', ['pergunta de segurança', 'pergunta secreta', 'resposta secreta'], { rule: 'phrase' }),
+  ...group('it', C, 'security-answer', ['domanda di sicurezza', 'domanda segreta', 'risposta segreta'], { rule: 'phrase' }),
+  ...group('nl', C, 'security-answer', ['beveiligingsvraag', 'geheime vraag'], { rule: 'phrase' }),
+  ...group('ru', C, 'security-answer', ['секретный вопрос', 'контрольный вопрос', 'ответ на секретный вопрос'], { rule: 'phrase' }),
+  ...group('zh', C, 'security-answer', ['密保', '密保问题', '密保答案', '安全问题答案', '密碼提示問題'], { rule: 'phrase' }),
+  ...group('ja', C, 'security-answer', ['秘密の質問', '秘密の答え'], { rule: 'phrase' }),
+  ...group('ko', C, 'security-answer', ['비밀번호 질문', '보안 질문', '보안질문 답변'], { rule: 'phrase' }),
+  ...group('fr', C, 'otp', ['code reçu par sms', 'code envoyé par sms', 'code par sms', 'code sms', 'code à 6 chiffres']),
+  ...group('de', C, 'otp', ['code aus der app', 'code per sms']),
+  ...group('es', C, 'otp', ['código sms', 'código enviado por sms', 'código de 6 dígitos']),
+  ...group('pt', C, 'seed-phrase', ['frase de recuperação', 'frase semente', 'palavras de recuperação']),
+  ...group('zh', C, 'seed-phrase', ['助记词', '助記詞', '恢复短语', '私钥']),
+  ...group('en', P, 'card-number', ['cc no', 'cc nr', 'card nr', 'pan number'], { scope: 'name' }),
+  ...group('en', P, 'card-expiry', ['cc exp', 'ccexp', 'cc expiry', 'cc exp date', 'cc exp month', 'cc exp year'], { scope: 'name' }),
+  ...group('en', P, 'card-security-code', ['cid', 'cid code'], { rule: 'needs-payment' }),
+  ...group('en', P, 'card-security-code', ['security code on the back', 'digits on the back of your card', 'three digits on the back', '3 digits on the back', 'back of the card', 'back of your card', 'security digits']),
+  ...group('en', P, 'card-expiry', ['exp', 'mm yy', 'mm yyyy'], { scope: 'label', rule: 'needs-payment' }),
+  ...group('en', P, 'card-number', ['card details', 'card information', 'card info', 'payment card details', 'credit card details', 'card data']),
+  ...group('en', P, 'card-number', ['digit number on the front of the card', 'number on the front of the card', 'number on the front of your card']),
+  ...group('en', P, 'bank-login', [
+    'net banking', 'netbanking', 'internet banking', 'mobile banking', 'e banking', 'ebanking', 'banking password', 'banking passcode', 'banking login', 'net banking password',
+    'online banking', 'online banking password', 'online banking passcode', 'upi pin', 'atm pin', 'mpin', 'tpin',
+  ]),
+  // One-time codes that approve a payment: BLIK (Poland), 3-D Secure, bank app confirmation codes.
+  ...group('en', P, 'bank-login', ['blik', 'blik code', 'kod blik', '3d secure code', '3ds code', '3 d secure', 'securecode', 'verified by visa', 'payment otp', 'transaction otp', 'transaction code']),
+  ...group('en', P, 'bank-login', ['log in to your bank', 'sign in to your bank', 'login to your bank', 'your bank login', 'bank account login', 'banking app login']),
+  ...group('de', P, 'bank-login', ['onlinebanking', 'online banking pin', 'onlinebanking pin', 'banking pin']),
+  ...group('en', I, 'phone', ['whatsapp', 'whatsapp number', 'telegram number', 'signal number', 'viber number', 'wechat id', 'line id', 'sms number']),
+  ...group('en', I, 'national-id', [
+    'codice fiscale', 'bsn', 'burgerservicenummer', 'pesel', 'tc kimlik', 'tc kimlik no', 'kimlik no', 'kimlik numarasi', 'cpf', 'cnpj', 'nik', 'nomor induk kependudukan', 'ktp', 'mykad',
+    'hkid', 'emirates id', 'iqama', 'personnummer', 'henkilotunnus', 'hetu', 'cpr nummer', 'fodselsnummer', 'isikukood', 'rodne cislo', 'oib', 'jmbg', 'egn', 'amka',
+    'national insurance', 'medicare number', 'health insurance number', 'tax file number', 'tfn', 'voter id', 'last 4 of ssn', 'last four of ssn',
+  ]),
+];
+
+/** Languages whose compounds are one word (a term also matches as the tail of a longer word). */
+const COMPOUNDING: ReadonlySet<string> = new Set(['de', 'nl', 'sv', 'da', 'nb', 'no', 'is', 'fi', 'hu', 'et']);
+
+/** The generated sign-in vocabulary of 42 languages (see `data/translations.ts`). */
+const TRANSLATED: LexiconEntry[] = TRANSLATED_TERMS.map((t) => ({
+  term: t.term,
+  lang: t.lang,
+  class: t.class,
+  concept: t.concept as Concept,
+  // A one-word "name" (Όνομα, نام, Tên) is a person's name only as the whole label, not in "Όνομα έργου".
+  rule: t.concept === 'person-name' && !t.term.trim().includes(' ') ? ('bare' as const) : ('strong' as const),
+  scope: t.scope,
+  // Languages that write compounds as one word (Einmalpasswort, eenmalig wachtwoord, engångslösenord).
+  suffix: COMPOUNDING.has(t.lang) && !t.term.includes(' ') && t.class === 'credential',
+}));
+
+/**
+ * Hand romanisations of the password word in scripts whose automatic transliteration drops vowels
+ * or is not what people type in identifiers (Hebrew, Arabic, Persian, Hindi, Bengali, Thai, Greek).
+ */
+const ROMANISED: LexiconEntry[] = [
+  ...group('vi', C, 'otp', ['mã xác minh', 'mã xác nhận', 'mã otp'], { scope: 'label' }),
+  ...group('vi', P, 'card-number', ['số thẻ', 'số thẻ tín dụng'], { scope: 'label' }),
+  ...group('he', C, 'password', ['sisma', 'sismah', 'sismat'], { scope: 'name' }),
+  ...group('en', I, 'email', ['e mail cim', 'email cim', 'adresa de e mail', 'adresa de email', 'correu electronic', 'correu', 'e posta', 'e posta adresi', 'sahkoposti', 'sahkopostiosoite', 'e mailova adresa']),
+  ...group('he', I, 'email', ['אימייל', 'דוא"ל', 'דואר אלקטרוני', 'כתובת דוא"ל', 'כתובת אימייל']),
+  ...group('ar', I, 'email', ['البريد الإلكتروني', 'البريد الالكتروني', 'بريد إلكتروني', 'الايميل']),
+  ...group('fa', I, 'email', ['ایمیل', 'پست الکترونیک', 'رایانامه']),
+  ...group('bn', I, 'email', ['ইমেল', 'ইমেইল', 'ইমেল ঠিকানা']),
+  ...group('hi', I, 'email', ['ईमेल', 'ईमेल पता', 'ई-मेल']),
+  ...group('th', I, 'email', ['อีเมล', 'อีเมล์']),
+  ...group('ar', C, 'password', ['kalimat al murur', 'kalimat almurur', 'kalimat sir', 'kalimat al sir', 'kalima sirriya', 'kelmat el sir'], { scope: 'name' }),
+  ...group('fa', C, 'password', ['ramz oboor', 'ramz obur', 'ramze oboor', 'ramze obur', 'kalameh oboor'], { scope: 'name' }),
+  ...group('hi', C, 'password', ['pasvard', 'paasvard', 'guptshabd', 'kootshabd'], { scope: 'name' }),
+  ...group('bn', C, 'password', ['pasoyard', 'pasward'], { scope: 'name' }),
+  ...group('th', C, 'password', ['rahat phan', 'rahatphan', 'rahas phan'], { scope: 'name' }),
+  ...group('el', C, 'password', ['kodikos prosvasis', 'kwdikos prosvasis', 'synthimatiko'], { scope: 'name' }),
+  ...group('ru', C, 'password', ['parol', 'parolya', 'parol korystuvacha'], { scope: 'name' }),
+  ...group('zh', C, 'password', ['mima'], { scope: 'name' }),
+  ...group('ja', C, 'password', ['pasuwado', 'pasuwaado'], { scope: 'name' }),
+  ...group('ko', C, 'password', ['bimilbeonho', 'bimil beonho', 'bibeon'], { scope: 'name' }),
+];
+
+/** Every term, all languages. */
+export const LEXICON: readonly LexiconEntry[] = [...ENGLISH, ...GERMAN, ...FRENCH, ...SPANISH, ...PORTUGUESE, ...RUSSIAN, ...CHINESE, ...JAPANESE, ...KOREAN, ...MORE, ...ROMANISED, ...TRANSLATED];
+
+/**
+ * Languages whose noun phrases put the head first ("longueur du mot de passe", "длина пароля",
+ * "طول كلمة المرور"): a term there is a modifier when an about-word (`NEUTRAL_BEFORE`) precedes it.
+ * In the other languages (English, German, the Nordic languages, Finnish, Hungarian, Turkish, the
+ * Indic and East Asian languages) the head comes last: a term is a modifier when a noun follows it
+ * in the label (`password_strength_rule`, `token_color`, `Jelszó hossza`).
+ */
+export const HEAD_INITIAL: ReadonlySet<string> = new Set([
+  'fr', 'es', 'pt', 'it', 'ro', 'ca', 'gl', 'vi', 'id', 'ms', 'th', 'ar', 'he', 'fa', 'el', 'ru', 'uk', 'be', 'pl', 'cs', 'sk', 'bg', 'sr', 'hr', 'sl', 'mk', 'lt', 'lv', 'sq', 'tl', 'sw',
+]);
+
+/**
+ * Words that may follow a secret in a label and leave the secret the head: the label still asks
+ * for it (`password_confirmation`, `token_value`, `pin_number`, `password2`, `api_key_here`).
+ * Any other noun after it is the head instead (`password_strength_rule`, `api_key_rotation_days`).
+ */
+export const PRESERVING_AFTER: readonly string[] = [
+  'value', 'val', 'input', 'text', 'txt', 'string', 'str', 'entry', 'field', 'data', 'code', 'number', 'num', 'no', 'nr', 'digits', 'answer', 'response', 'reply', 'content',
+  'contents', 'here', 'please', 'again', 'repeat', 'repeated', 'retype', 'confirm', 'confirmation', 'confirmed', 'verify', 'verification', 'check', 'new', 'old', 'current', 'plain',
+  'plaintext', 'raw', 'base64', 'b64', 'hex', 'pem', 'json', 'key', 'secret', 'token', 'login', 'one', 'two', 'x', 'v', 'optional', 'required', 'only', 'copy', 'paste', 'pasted', 'it',
+  'bestatigung', 'wiederholung', 'eingabe', 'wert', 'bevestiging', 'herhaling', 'bekraftelse', 'bekraeftelse', 'bekreftelse', 'vahvistus', 'megerosites', 'tekrar', 'dogrulama',
+  'value1', 'value2', 'base', 'sms', 'otp', 'totp', 'mfa', '2fa', 'n',
+];
+
+/** Words that, after a personal term, keep the data personal (a part of an identifier is still personal): `ssn_last4`. */
+export const PRESERVING_AFTER_PERSONAL: readonly string[] = ['last', 'last4', 'first', 'part', 'partial', 'suffix', 'prefix', 'ending', 'masked', 'digits', 'line', 'line1', 'line2', 'id', 'photo', 'image', 'scan', 'copy', 'picture', 'pic', 'front', 'back', 'upload'];
+
+/**
+ * Words that end the part of a label a term can be the head of (prepositions, relative pronouns,
+ * participles): in "Label shown next to the CVV input" the head is `label`, and the CVV is its
+ * complement; in "Password for the admin account" nothing comes between `password` and `for`.
+ */
+export const LABEL_BOUNDARY: readonly string[] = [
+  'of', 'for', 'to', 'from', 'with', 'by', 'in', 'on', 'at', 'about', 'next', 'shown', 'used', 'that', 'which', 'where', 'when', 'via', 'into', 'per', 'under', 'over', 'above', 'below', 'after',
+  'before', 'holding', 'containing', 'without', 'de', 'du', 'des', 'del', 'della', 'dello', 'degli', 'di', 'da', 'do', 'dos', 'das', 'van', 'von', 'vom', 'zur', 'zum', 'für', 'fur', 'pour', 'para',
+  'por', 'per', 'för', 'til', 'af', 'av', 'z', 'ze', 'od', 'dla', 'для', 'от', 'из', 'к', 'у', 'на',
+];
+
+/**
+ * Words at the head of a label that let a secret in its complement stay the thing asked for:
+ * "Value of your API key", "Confirmation du mot de passe", "Enter your password for GitHub".
+ */
+/**
+ * Common nouns that, after a secret in a label, are the label's head (`cvv_attempts`,
+ * `token_background`, `api_key_rotation_days`), next to `NEUTRAL_AFTER`, `ORDINARY_NOUNS` and the
+ * lexicon's own words. A word the classifier does not know is never taken for a head: when in doubt
+ * the label still asks for the secret (`password_utente` is an Italian user password).
+ */
+export const HEAD_NOUNS: readonly string[] = [
+  'attempt', 'attempts', 'background', 'border', 'days', 'minutes', 'seconds', 'hours', 'weeks', 'months', 'years', 'window', 'period', 'reminder', 'reminders', 'history', 'log', 'logs',
+  'audit', 'event', 'events', 'alert', 'alerts', 'warning', 'warnings', 'error', 'errors', 'tooltip', 'placeholder', 'help', 'scanning', 'scanner', 'validator', 'validation', 'entropy',
+  'salt', 'encoding', 'charset', 'visibility', 'mask', 'masking', 'display', 'preview', 'position', 'order', 'sort', 'group', 'class', 'level', 'tier', 'quota', 'fee', 'rate', 'ratio',
+  'percentage', 'owner', 'owners', 'author', 'creator', 'issuer', 'audience', 'source', 'target', 'destination', 'channel', 'queue', 'topic', 'bucket', 'table', 'column', 'index',
+  'cache', 'store', 'registry', 'rotation', 'renewal', 'refresh', 'revocation', 'request', 'requests', 'usage', 'stats', 'statistics', 'metrics', 'report', 'summary', 'page', 'screen',
+  'dialog', 'modal', 'button', 'link', 'color', 'colour', 'size', 'width', 'height', 'style', 'font', 'icon', 'emoji', 'sound', 'animation', 'layout', 'count', 'total', 'amount',
+  // "length", "policy", "rule", "strength" in the other head-final languages
+  'länge', 'lange', 'richtlinie', 'regel', 'regeln', 'stärke', 'starke', 'lengte', 'beleid', 'sterkte', 'längd', 'langd', 'policy', 'regler', 'styrka', 'længde', 'laengde', 'lengde', 'styrke',
+  'pituus', 'käytäntö', 'kaytanto', 'säännöt', 'saannot', 'vahvuus', 'hossza', 'hossz', 'házirend', 'hazirend', 'szabály', 'szabaly', 'erőssége', 'erossege', 'uzunluğu', 'uzunlugu', 'uzunluk',
+  'politikası', 'politikasi', 'kuralı', 'kurali', 'kuralları', 'kurallari', 'gücü', 'gucu', 'लंबाई', 'नीति', 'নীতি', 'দৈর্ঘ্য', 'lengd', 'pikkus',
+  // romanised East Asian about-words (`mima_changdu`, `pasuwado_nagasa`, `bimilbeonho_gili`)
+  'changdu', 'zuixiao', 'zuida', 'geshu', 'guize', 'celue', 'qiangdu', 'nagasa', 'mojisu', 'gili', 'jeongchaek',
+];
+
+/**
+ * Compounds of a modifier and a head that name a secret in any order and any supported language,
+ * two words apart at most ("card number", "Numer karty", "Номер картки", "Kod weryfikacyjny",
+ * "Doğrulama kodu", "mã xác minh"), or written as one word ending in the head (`Bekreftelseskode`,
+ * `Vahvistuskoodi`, `verificatiecode`). The words are the ones the sign-in and checkout screens of
+ * these languages use (see `data/translations.ts` for the source of most of them).
+ */
+export const COMPOUNDS: readonly { readonly term: string; readonly class: FieldClass; readonly concept: Concept; readonly modifiers: readonly string[]; readonly heads: readonly string[]; readonly oneWordStems?: readonly string[] }[] = [
+  {
+    term: 'card number',
+    class: 'payment',
+    concept: 'card-number',
+    modifiers: [
+      'card', 'carta', 'carte', 'tarjeta', 'targeta', 'cartão', 'cartao', 'karte', 'kaart', 'karty', 'karta', 'kartu', 'kart', 'kartı', 'karti', 'kort', 'kortin', 'kortets', 'kártya', 'kartya',
+      'cardului', 'kartice', 'kartica', 'karte', 'карта', 'карты', 'карти', 'картки', 'картка', 'карточки', 'κάρτας', 'καρτας', 'כרטיס', 'הכרטיס', 'البطاقة', 'بطاقة', 'کارت', 'kad', 'บัตร', 'कार्ड', 'কার্ড',
+    ],
+    heads: ['number', 'pan', 'no', 'nr', 'num', 'numero', 'número', 'nummer', 'numer', 'numéro', 'номер', 'numarası', 'numarasi', 'szám', 'szam', 'număr', 'numar', 'numărul', 'numarul', 'מספר', 'رقم', 'شماره', 'nomor', 'nombor', 'หมายเลข', 'αριθμός', 'αριθμος', 'broj', 'číslo', 'cislo', 'नंबर', 'संख्या', 'নম্বর', 'numbers'],
+    oneWordStems: ['karten', 'kaart', 'kort', 'kártya', 'kartya', 'kortti'],
+  },
+  {
+    term: 'verification code',
+    class: 'credential',
+    concept: 'otp',
+    modifiers: [
+      'verification', 'verify', 'confirmation', 'confirm', 'authentication', 'auth', 'sms', 'otp', 'login', '2fa', 'mfa', 'authenticator',
+      'weryfikacyjny', 'weryfikacji', 'potwierdzenia', 'sms', 'подтверждения', 'підтвердження', 'перевірки', 'проверки', 'верификации', 'доступа', 'bestätigung', 'bestatigung', 'verifizierung', 'vérification',
+      'verification', 'confirmation', 'verificación', 'verificacion', 'confirmación', 'confirmacion', 'verificação', 'verificacao', 'confirmação', 'confirmacao', 'verifica', 'conferma', 'verificatie',
+      'bevestiging', 'verifiering', 'verifieringskod', 'bekräftelse', 'bekraftelse', 'bekreftelse', 'bekræftelse', 'bekraeftelse', 'verifisering', 'vahvistus', 'varmennus', 'ellenőrző', 'ellenorzo',
+      'megerősítő', 'megerosito', 'doğrulama', 'dogrulama', 'onay', 'pengesahan', 'verifikasi', 'אימות', 'التحقق', 'تحقق', 'تأیید', 'تایید', 'επαλήθευσης',
+      'επαληθευσης', 'επιβεβαίωσης', 'ověřovací', 'overovaci', 'potvrzovací', 'potvrzovaci', 'overovací', 'verificare', 'confirmare', 'autentificare', 'सत्यापन', 'যাচাইকরণ', 'যাচাই',
+    ],
+    heads: ['code', 'numbers', 'digits', 'kod', 'kód', 'koodi', 'kode', 'código', 'codigo', 'codice', 'codi', 'cod', 'код', 'kodu', 'קוד', 'رمز', 'کد', 'κωδικός', 'κωδικος', 'kodas', 'kods', 'pin', 'कोड', 'কোড'],
+    oneWordStems: ['bekreftelses', 'bekræftelses', 'bekraeftelses', 'bekräftelse', 'bekraftelse', 'verifiserings', 'verifierings', 'vahvistus', 'varmennus', 'verificatie', 'bevestigings', 'bestätigungs', 'bestatigungs', 'verifizierungs', 'einmal', 'engångs', 'engangs', 'zugangs'],
+  },
+];
+
+/**
+ * Words that say a code was delivered to the user (sent, texted, received...): in a description or a
+ * message, a code word and one of these in the same sentence is a one-time code ("Saisissez le code
+ * que nous venons de vous envoyer", "Escribe el código que te enviamos por SMS").
+ */
+export const DELIVERY_WORDS: readonly string[] = [
+  'sent', 'send', 'texted', 'emailed', 'received', 'receive', 'sms', 'text message', 'authenticator',
+  'envoye', 'envoyé', 'envoyer', 'envoyons', 'recu', 'reçu', 'enviamos', 'enviado', 'enviada', 'recibido', 'recibiste', 'enviei', 'enviamos', 'recebido', 'recebeu',
+  'ricevuto', 'inviato', 'inviata', 'gestuurd', 'ontvangen', 'verstuurd', 'gesendet', 'erhalten', 'geschickt', 'zugeschickt', 'skickat', 'sendt', 'mottatt', 'modtaget', 'lähetetty',
+  'wysłany', 'wyslany', 'wysłaliśmy', 'otrzymany', 'отправили', 'отправленный', 'полученный', 'пришел', 'пришёл', 'надіслали', 'gönderilen', 'gönderdiğimiz', 'dikirim', 'diterima',
+];
+
+/**
+ * Services whose name before `key`, `pat`, `pass` or `creds` makes the label a credential
+ * (`stripe_key`, `openai_key`, `jira_pat`): the key of a service grants access to it. Taken from the
+ * providers of `src/secrets/data/known-formats.ts` and the commonest API providers.
+ */
+export const PROVIDERS: readonly string[] = [
+  'aws', 'amazon', 'gcp', 'google', 'gemini', 'azure', 'openai', 'anthropic', 'claude', 'mistral', 'cohere', 'groq', 'replicate', 'huggingface', 'hf', 'deepseek', 'perplexity', 'openrouter',
+  'elevenlabs', 'stripe', 'paypal', 'square', 'braintree', 'adyen', 'plaid', 'twilio', 'sendgrid', 'mailgun', 'mailchimp', 'postmark', 'resend', 'slack', 'discord', 'telegram', 'github', 'gitlab',
+  'bitbucket', 'npm', 'pypi', 'docker', 'dockerhub', 'heroku', 'vercel', 'netlify', 'cloudflare', 'digitalocean', 'linode', 'supabase', 'firebase', 'algolia', 'mapbox', 'notion', 'airtable',
+  'jira', 'atlassian', 'confluence', 'linear', 'asana', 'trello', 'figma', 'datadog', 'sentry', 'pagerduty', 'newrelic', 'grafana', 'segment', 'mixpanel', 'amplitude', 'shopify', 'zendesk',
+  'intercom', 'hubspot', 'salesforce', 'dropbox', 'okta', 'auth0', 'databricks', 'snowflake', 'pinecone', 'weaviate', 'qdrant', 'tavily', 'serpapi', 'brave', 'exa', 'firecrawl', 'browserbase',
+  'vault', 'doppler', 'pulumi', 'terraform', 'tailscale', 'ngrok', 'zoom', 'spotify', 'youtube', 'twitter', 'x', 'reddit', 'openweather', 'weather', 'maps', 'stability', 'midjourney', 'runway',
+];
+
+export const PRESERVING_HEAD: readonly string[] = [
+  'value', 'input', 'entry', 'answer', 'response', 'confirmation', 'confirm', 'repeat', 'retype', 'verify', 'enter', 'type', 'paste', 'provide', 'give', 'your', 'new', 'old', 'current',
+  'confirmer', 'confirmation', 'saisir', 'saisissez', 'entrez', 'indiquez', 'nouveau', 'nouvelle', 'ancien', 'ancienne', 'actuel', 'actuelle', 'répéter', 'repeter',
+  'confirmar', 'confirmacion', 'confirmacao', 'introduce', 'introduzca', 'ingrese', 'ingresa', 'escriba', 'digite', 'informe', 'nuevo', 'nueva', 'novo', 'nova', 'actual', 'atual', 'repetir',
+  'conferma', 'inserisci', 'nuova', 'vecchia', 'attuale', 'ripeti', 'bestatigung', 'wiederholung', 'neues', 'neue', 'altes', 'aktuelles', 'bevestig', 'bevestiging', 'nieuw', 'nieuwe', 'huidig',
+  'potwierdz', 'potwierdzenie', 'nowe', 'stare', 'obecne', 'podaj', 'wpisz', 'подтверждение', 'подтвердите', 'новый', 'старый', 'текущий', 'введите', 'укажите', 'повторите',
+  'valor', 'valeur', 'wert', 'waarde', 'wartosc', 'значение', 'respuesta', 'reponse', 'resposta', 'antwort', 'risposta', 'ответ',
+];
 
 /**
  * Words that, right after a sensitive term, make the field *about* the thing rather than the
@@ -729,6 +1000,9 @@ export const NEUTRAL_BEFORE: readonly string[] = [
   'comprimento', 'tamanho', 'regras', 'força', 'complexidade', 'quantidade', 'esqueceu', 'esqueci', 'validade', 'expiração',
   'длина', 'количество', 'политика', 'требования', 'сложность', 'максимальная', 'максимальный', 'максимальное', 'максимум',
   'минимальная', 'минимальный', 'минимальное', 'минимум', 'забыли', 'забыл', 'действия', 'символов',
+  'lunghezza', 'politica', 'regole', 'requisiti', 'lungimea', 'lungime', 'politica', 'longitud', 'довжина', 'довжини', 'політика', 'вимоги', 'długość', 'dlugosc', 'polityka', 'zasady',
+  'délka', 'delka', 'dĺžka', 'dlzka', 'pravidla', 'дължина', 'dužina', 'duzina', 'dolžina', 'ilgis', 'garums', 'μήκος', 'μηκος', 'πολιτική', 'אורך', 'מדיניות', 'طول', 'سياسة', 'قواعد',
+  'đo', 'dai', 'panjang', 'kebijakan', 'aturan', 'llargada',
 ];
 
 /**
@@ -744,14 +1018,24 @@ export const FUNCTION_WORDS: readonly string[] = [
   'del', 'el', 'los', 'las', 'su', 'sus', 'tu', 'tus', 'mi',
   'da', 'do', 'das', 'dos', 'o', 'os', 'seu', 'sua', 'seus', 'suas', 'meu', 'minha',
   'der', 'die', 'dem', 'den', 'ihr', 'ihre', 'ihres', 'ihren', 'dein', 'deine', 'deinen', 'ein', 'eine', 'einen', 'für',
-  'ваш', 'ваша', 'ваше', 'вашу', 'вашего', 'вашей', 'ваши', 'для', 'от', 'к', 'и', 'свой', 'свою', 'своего',
+  'ваш', 'ваша', 'ваше', 'вашу', 'вашего', 'вашей', 'ваши', 'для', 'от', 'к', 'и', 'свой', 'свою', 'своего', 'из', 'с', 'в', 'на', 'по',
+  'di', 'il', 'lo', 'gli', 'della', 'delle', 'dello', 'dei', 'degli', 'al', 'alla', 'tuo', 'tua', 'tuoi', 'suo', 'vostro', 'vostra', 'het', 'een', 'uw', 'je', 'jouw', 'twoj', 'twoja',
+  'swoj', 'swoja', 'twój', 'swój', 'tvoje', 'vase', 'vaše', 'al', 'el', 'sa', 'si', 'och', 'og', 'ja', 'és', 'es', 've', 'và', 'dan', 'anda', 'kamu', 'ваш', 'твій', 'ваш',
 ];
 
 /** Words that, shortly before a term in prose, negate it: "we never ask for your password". */
 export const NEGATORS: readonly string[] = [
   'not', 'never', 'no', 'without', 'dont', 'nicht', 'kein', 'keine', 'keinen', 'niemals', 'nie', 'ohne',
   'ne', 'pas', 'jamais', 'sans', 'nunca', 'sin', 'jamás', 'não', 'sem', 'не', 'никогда', 'без', 'ни',
+  'non', 'mai', 'senza', 'nooit', 'niet', 'geen', 'zonder', 'nigdy', 'bez', 'ніколи', 'ні', 'asla', 'hiçbir', 'hic', 'aldrig', 'inte', 'ej', 'utan', 'aldri', 'ikke', 'uden', 'uten',
+  'älä', 'ala', 'ei', 'ilman', 'nikdy', 'soha', 'nem', 'nélkül', 'niciodată', 'niciodata', 'nu', 'fără', 'fara', 'ποτέ', 'ποτε', 'μην', 'δεν', 'χωρίς', 'אל', 'לא', 'לעולם', 'ללא',
+  'لا', 'أبدا', 'ابدا', 'ممنوع', 'بدون', 'هرگز', 'نه', 'بدون', 'jangan', 'tidak', 'bukan', 'tanpa', 'tak', 'không', 'khong', 'đừng', 'dung', 'chớ', 'mai', 'sense', 'ніколи',
 ];
+
+/**
+ * Negations that follow the word they negate (verb-final languages: Hindi, Bengali): "पासवर्ड कभी न डालें".
+ */
+export const NEGATORS_AFTER: readonly string[] = ['न', 'नहीं', 'मत', 'না', 'নয়', 'নয'];
 
 /** Words that end the look-back for a negator: "not your email but your password". */
 export const CONTRAST: readonly string[] = ['but', 'instead', 'rather', 'aber', 'sondern', 'mais', 'plutôt', 'pero', 'sino', 'mas', 'но', 'а'];
@@ -771,10 +1055,10 @@ export const ORDINARY_NOUNS: readonly string[] = [
   'department', 'role', 'job', 'reason', 'feedback', 'rating', 'score', 'priority', 'severity', 'status', 'level', 'option',
   'options', 'choice', 'preference', 'preferences', 'setting', 'settings', 'query', 'search', 'keyword', 'keywords', 'filter',
   'sort', 'order', 'page', 'offset', 'cursor', 'database', 'table', 'column', 'schema', 'index', 'template', 'theme', 'style',
-  'font', 'image', 'photo', 'icon', 'bio', 'website', 'homepage', 'recipient', 'greeting', 'question', 'headline', 'caption',
+  'font', 'image', 'photo', 'icon', 'bio', 'website', 'homepage', 'recipient', 'greeting', 'headline', 'caption',
   'product', 'sku', 'flavor', 'flavour', 'seat', 'room', 'guests', 'attendees', 'event', 'location', 'place', 'venue',
   'destination', 'origin', 'departure', 'arrival', 'currency', 'unit', 'units', 'percentage', 'percent', 'ratio', 'threshold',
-  'seed', 'steps', 'epochs', 'batch', 'prompt', 'instructions', 'agree', 'consent', 'enabled', 'notifications', 'newsletter',
+  'steps', 'epochs', 'batch', 'prompt', 'instructions', 'agree', 'consent', 'enabled', 'notifications', 'newsletter',
   'interests', 'hobbies', 'experience', 'skills', 'issue', 'ticket', 'bug', 'pull', 'request', 'workspace', 'channel', 'cluster',
   'namespace', 'bucket', 'region', 'image', 'tier', 'plan', 'size', 'frequency', 'reminder', 'calendar', 'meeting', 'agenda',
   'recipe', 'ingredients', 'servings', 'genre', 'author', 'book', 'movie', 'song', 'artist', 'album', 'playlist', 'team',
@@ -793,7 +1077,7 @@ export const ORDINARY_NOUNS: readonly string[] = [
  * message, e.g. `value` under "Enter your GitHub token".
  */
 export const GENERIC_WORDS: readonly string[] = [
-  'value', 'val', 'input', 'text', 'txt', 'answer', 'response', 'reply', 'entry', 'field', 'data', 'string', 'str', 'code', 'key',
+  'value', 'val', 'input', 'text', 'txt', 'answer', 'response', 'reply', 'entry', 'field', 'data', 'string', 'str', 'code', 'key', 'seed', 'question', 'phrase',
   'number', 'num', 'no', 'id', 'info', 'information', 'detail', 'details', 'item', 'param', 'parameter', 'arg', 'argument',
   'content', 'contents', 'result', 'res', 'x', 'y', 'z', 'q', 'v', 's', 'it', 'thing', 'enter', 'please', 'here', 'one',
   'valeur', 'valor', 'wert', 'eingabe', 'antwort', 'réponse', 'respuesta', 'resposta', 'texto', 'texte', 'dato', 'datos', 'dados',
@@ -822,6 +1106,7 @@ export const PAYMENT_WORDS: readonly string[] = [
  * A genitive particle in between is skipped: `パスワードの長さ`, `密码的长度`, `비밀번호의 길이`.
  */
 export const CJK_NEUTRAL_AFTER: readonly string[] = [
+  '最小', '最大', '最短', '最长', '最長', '文字数', '字符数', '位数', '최소', '최대', '글자',
   '长度', '長度', '策略', '政策', '强度', '強度', '要求', '规则', '規則', '规范', '数量', '數量', '数', '數', '上限', '下限',
   '有效期', '过期', '過期', '期限', '位数', '位數', '类型', '類型', '种类', '格式', '文件', '路径', '余额', '餘額',
   '長さ', 'ポリシー', '要件', 'ルール', '制限', '有効期限', '桁数', '種類', 'タイプ', '形式', 'ファイル',
@@ -833,10 +1118,13 @@ export const CJK_NEUTRAL_AFTER: readonly string[] = [
 export const CJK_NEUTRAL_AFTER_CREDENTIAL: readonly string[] = ['名称', '名稱', '名', 'id', '提示', 'ヒント', '名前', '이름', '힌트'];
 
 /** Han/Kana/Hangul words that, right before a term, make the field about it (max, min, forgot). */
-export const CJK_NEUTRAL_BEFORE: readonly string[] = ['最大', '最小', '最长', '最長', '最短', '忘记', '忘記', '找回', '최대', '최소'];
+export const CJK_NEUTRAL_BEFORE: readonly string[] = ['最大', '最小', '最长', '最長', '最短', '忘记', '忘記', '找回', '최대', '최소', 'ความยาว', 'จำนวน', 'นโยบาย'];
 
 /** Possessive prefixes ignored when checking whether a Han/Kana/Hangul label is bare ("당신의 이름"). */
 export const CJK_POSSESSIVES: readonly string[] = ['您的', '你的', '请输入', '請輸入', 'あなたの', 'ご', 'お', '당신의', '귀하의', '고객'];
 
 /** Chinese negations that, right before a term, negate it ("请勿输入密码"). */
-export const CJK_NEGATORS: readonly string[] = ['不要', '请勿', '請勿', '勿', '无需', '無需', '不需要', '不会', '不會'];
+export const CJK_NEGATORS: readonly string[] = ['不要', '请勿', '請勿', '勿', '无需', '無需', '不需要', '不会', '不會', '禁止', 'อย่า', 'ไม่', 'ห้าม'];
+
+/** Japanese and Korean negations, which follow the verb after the noun ("パスワードを入力しないでください", "비밀번호를 입력하지 마세요"). */
+export const CJK_NEGATORS_AFTER: readonly string[] = ['ないで', 'しないで', 'しないでください', '禁止', '不要', '마세요', '마십시오', '말아', '하지마', '금지', 'ไม่ต้อง'];

@@ -1,12 +1,33 @@
 /**
  * Finds lexicon terms in a property name or a prose text, and decides for each match whether it
- * names the thing itself (a hit) or only talks about it (neutralised: `password_min_length`,
- * `max_tokens`, `longueur du mot de passe`), or is negated in prose ("we never ask for your password").
+ * names the thing itself (a hit) or only talks about it, or is negated in prose.
+ *
+ * How a label (a property name or a title) is read: the head of the label decides. In a language
+ * that puts the head last (English, German, Turkish, Japanese...) a term followed by another noun is
+ * a modifier of that noun (`password_strength_rule`, `token_color`, `api_key_rotation_days`); only
+ * the words of `PRESERVING_AFTER` may follow a term that stays the head (`password_confirmation`,
+ * `pin_number`). In a language that puts the head first, an about-word before the term makes it a
+ * complement (`longueur du mot de passe`, `длина пароля`). A term after a preposition whose head is
+ * another noun is a complement too ("Label shown next to the CVV input"). A service name before
+ * `key` makes a credential (`stripe_key`). Prose (descriptions, the message) is read phrase by
+ * phrase with the about-word lists, and a negation reaches to the end of its sentence ("never paste
+ * API keys, tokens or passwords here").
  */
 
 import {
   ADDRESS_WORDS,
   CJK_NEGATORS,
+  CJK_NEGATORS_AFTER,
+  COMPOUNDS,
+  DELIVERY_WORDS,
+  HEAD_NOUNS,
+  HEAD_INITIAL,
+  LABEL_BOUNDARY,
+  NEGATORS_AFTER,
+  PRESERVING_AFTER,
+  PRESERVING_AFTER_PERSONAL,
+  PRESERVING_HEAD,
+  PROVIDERS,
   CJK_NEUTRAL_AFTER,
   CJK_NEUTRAL_AFTER_CREDENTIAL,
   CJK_NEUTRAL_BEFORE,
@@ -24,7 +45,7 @@ import {
   PAYMENT_WORDS,
   type LexiconEntry,
 } from './lexicon.js';
-import { compactText, hasCjk, identifierWords, normalizeText, termWords, textPhrases } from './normalize.js';
+import { compactText, hasCjk, identifierWords, normalizeText, termWords, textSentences } from './normalize.js';
 
 /** Where a signal came from; reasons are written `<source>:<term>`. */
 export type TextSource = 'name' | 'title' | 'description' | 'message';
@@ -62,6 +83,8 @@ interface CompiledCjkTerm {
 interface Compiled {
   readonly byFirstWord: ReadonlyMap<string, readonly CompiledTerm[]>;
   readonly suffixTerms: readonly CompiledTerm[];
+  /** One test for "ends with some suffix term" before the loop that finds which. */
+  readonly suffixTail: RegExp;
   readonly cjkTerms: readonly CompiledCjkTerm[];
   readonly neutralAfter: ReadonlySet<string>;
   readonly neutralAfterCredential: ReadonlySet<string>;
@@ -78,6 +101,25 @@ interface Compiled {
   readonly paymentWords: ReadonlySet<string>;
   readonly paymentCjk: readonly string[];
   readonly cjkPossessives: readonly string[];
+  readonly negatorsAfter: ReadonlySet<string>;
+  readonly preservingAfter: ReadonlySet<string>;
+  readonly preservingAfterPersonal: ReadonlySet<string>;
+  readonly preservingHead: ReadonlySet<string>;
+  readonly boundary: ReadonlySet<string>;
+  readonly providers: ReadonlySet<string>;
+  /** Words that can be the head of a label after a secret (see `isModifierBefore`). */
+  readonly knownHeads: ReadonlySet<string>;
+  readonly deliveryWords: ReadonlySet<string>;
+  readonly compounds: readonly CompiledCompound[];
+}
+
+interface CompiledCompound {
+  readonly entry: LexiconEntry;
+  readonly modifiers: ReadonlySet<string>;
+  readonly heads: ReadonlySet<string>;
+  readonly stems: readonly string[];
+  /** One test for "ends with some head" before the one-word compound check. */
+  readonly headTail: RegExp;
 }
 
 function wordSet(list: readonly string[]): Set<string> {
@@ -92,6 +134,7 @@ function compile(): Compiled {
   const byFirstWord = new Map<string, CompiledTerm[]>();
   const suffixTerms: CompiledTerm[] = [];
   const cjkTerms: CompiledCjkTerm[] = [];
+  const seen = new Set<string>();
   for (const entry of LEXICON) {
     if (hasCjk(entry.term)) {
       cjkTerms.push({ text: compactText(entry.term), entry });
@@ -100,6 +143,9 @@ function compile(): Compiled {
     const words = termWords(entry.term);
     const first = words[0];
     if (first === undefined) continue;
+    const key = `${entry.scope}\u0000${words.join(' ')}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
     const compiled = { words, entry };
     const list = byFirstWord.get(first) ?? [];
     list.push(compiled);
@@ -111,6 +157,7 @@ function compile(): Compiled {
   return {
     byFirstWord,
     suffixTerms,
+    suffixTail: new RegExp(`(?:${suffixTerms.map((t) => t.words[0]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') || '(?!)'})$`, 'u'),
     cjkTerms,
     neutralAfter: wordSet(NEUTRAL_AFTER),
     neutralAfterCredential: wordSet(NEUTRAL_AFTER_CREDENTIAL),
@@ -127,6 +174,28 @@ function compile(): Compiled {
     paymentWords: wordSet(PAYMENT_WORDS),
     paymentCjk: cjkList(PAYMENT_WORDS),
     cjkPossessives: CJK_POSSESSIVES.map((w) => compactText(w)),
+    negatorsAfter: wordSet(NEGATORS_AFTER),
+    preservingAfter: wordSet(PRESERVING_AFTER),
+    preservingAfterPersonal: wordSet(PRESERVING_AFTER_PERSONAL),
+    preservingHead: wordSet(PRESERVING_HEAD),
+    boundary: wordSet(LABEL_BOUNDARY),
+    providers: wordSet(PROVIDERS),
+    knownHeads: new Set([
+      ...wordSet(HEAD_NOUNS),
+      ...wordSet(ORDINARY_NOUNS),
+      ...wordSet(NEUTRAL_AFTER),
+      ...wordSet(NEUTRAL_AFTER_CREDENTIAL),
+      // Words of head-final languages' terms only: an Italian `utente` after `password` is not its head.
+      ...LEXICON.filter((e) => !hasCjk(e.term) && !HEAD_INITIAL.has(e.lang)).flatMap((e) => termWords(e.term)),
+    ]),
+    deliveryWords: wordSet(DELIVERY_WORDS),
+    compounds: COMPOUNDS.map((k) => ({
+      entry: { term: k.term, lang: 'en', class: k.class, concept: k.concept, rule: 'strong' as const, scope: 'any' as const, suffix: false },
+      modifiers: wordSet(k.modifiers),
+      heads: wordSet(k.heads),
+      stems: (k.oneWordStems ?? []).map((w) => normalizeText(w)),
+      headTail: new RegExp(`(?:${k.heads.map((h) => normalizeText(h).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'u'),
+    })),
   };
 }
 
@@ -149,7 +218,7 @@ function matchesAt(words: readonly string[], at: number, term: readonly string[]
 }
 
 /** Longest-first, left-to-right scan; a match (benign ones included) consumes its words. */
-function scanWords(words: readonly string[], inName: boolean): WordMatch[] {
+function scanWords(words: readonly string[], inName: boolean, inLabel = inName): WordMatch[] {
   const c = compiled();
   const matches: WordMatch[] = [];
   let i = 0;
@@ -158,24 +227,23 @@ function scanWords(words: readonly string[], inName: boolean): WordMatch[] {
     let found: CompiledTerm | undefined;
     for (const candidate of c.byFirstWord.get(word) ?? []) {
       if (candidate.entry.scope === 'name' && !inName) continue;
+      if (candidate.entry.scope === 'label' && !inLabel) continue;
       if (matchesAt(words, i, candidate.words)) {
         found = candidate;
         break;
       }
     }
     if (found === undefined) {
-      for (const candidate of c.suffixTerms) {
-        const tail = candidate.words[0]!;
-        if (word.length > tail.length && word.endsWith(tail)) {
-          found = candidate;
-          break;
+      if (c.suffixTail.test(word)) {
+        for (const candidate of c.suffixTerms) {
+          const tail = candidate.words[0]!;
+          if (word.length > tail.length && word.endsWith(tail)) {
+            found = candidate;
+            break;
+          }
         }
       }
-      if (found !== undefined) {
-        matches.push({ start: i, end: i + 1, entry: found.entry });
-        i += 1;
-        continue;
-      }
+      if (found !== undefined) matches.push({ start: i, end: i + 1, entry: found.entry });
       i += 1;
       continue;
     }
@@ -209,14 +277,6 @@ function isNeutralised(words: readonly string[], m: WordMatch): boolean {
   return before.some((w) => c.neutralRelative.has(w));
 }
 
-function isNegated(words: readonly string[], m: WordMatch): boolean {
-  const c = compiled();
-  for (const w of previousContentWords(words, m.start, 3)) {
-    if (c.contrast.has(w)) return false;
-    if (c.negators.has(w)) return true;
-  }
-  return false;
-}
 
 function contentWords(words: readonly string[]): string[] {
   const c = compiled();
@@ -263,60 +323,216 @@ function cjkNeutralised(compact: string, m: CjkMatch): boolean {
 }
 
 function cjkNegated(compact: string, m: CjkMatch): boolean {
-  const window = compact.slice(Math.max(0, m.start - 8), m.start);
-  return CJK_NEGATORS.some((w) => window.includes(w));
+  const before = compact.slice(Math.max(0, m.start - 8), m.start);
+  if (CJK_NEGATORS.some((w) => before.includes(w))) return true;
+  const after = compact.slice(m.end, m.end + 16);
+  return CJK_NEGATORS_AFTER.some((w) => after.includes(w));
 }
 
 function isGenericWord(word: string): boolean {
   const c = compiled();
-  if (c.genericWords.has(word) || c.functionWords.has(word) || /^\p{N}+$/u.test(word)) return true;
+  if (c.genericWords.has(word) || c.functionWords.has(word)) return true;
+  const first = word.charCodeAt(0);
+  if (first < 0x80) return first >= 48 && first <= 57 && /^[0-9]+$/.test(word);
+  if (/^\p{N}+$/u.test(word)) return true;
   return hasCjk(word) && c.genericWords.has(stripPossessive(word));
+}
+
+const DELIVERED_CODE: LexiconEntry = { term: 'code sent to you', lang: 'en', class: 'credential', concept: 'otp', rule: 'strong', scope: 'any', suffix: false };
+
+/** In prose: a code word and a delivery word (sent, texted, received...) in one sentence, not negated. */
+function deliveredCode(c: Compiled, sentenceWords: readonly string[]): boolean {
+  const codeHeads = c.compounds.find((k) => k.entry.concept === 'otp')?.heads;
+  if (codeHeads === undefined) return false;
+  const at = sentenceWords.findIndex((w) => codeHeads.has(w));
+  if (at < 0 || !sentenceWords.some((w) => c.deliveryWords.has(w))) return false;
+  return !negatedInSentence(c, sentenceWords.slice(0, at), sentenceWords.slice(at + 1));
+}
+
+const LOGIN_CONCEPTS: ReadonlySet<string> = new Set(['username', 'password', 'passphrase', 'pin', 'otp', 'credentials']);
+
+/** Modifier + head compounds two words apart at most, in either order, or one word ending in the head. */
+function compoundMatches(c: Compiled, words: readonly string[], taken: readonly WordMatch[]): WordMatch[] {
+  const out: WordMatch[] = [];
+  const free = (k: number): boolean => !taken.some((m) => k >= m.start && k < m.end) && !out.some((m) => k >= m.start && k < m.end);
+  for (const k of c.compounds) {
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!;
+      if (!free(i)) continue;
+      if (k.heads.has(w)) {
+        for (let j = Math.max(0, i - 3); j <= Math.min(words.length - 1, i + 3); j++) {
+          if (j === i || !free(j) || !k.modifiers.has(words[j]!)) continue;
+          const between = words.slice(Math.min(i, j) + 1, Math.max(i, j));
+          if (between.length > 2 || between.some((b) => !c.functionWords.has(b) && !k.modifiers.has(b))) continue;
+          out.push({ start: Math.min(i, j), end: Math.max(i, j) + 1, entry: k.entry });
+          break;
+        }
+        continue;
+      }
+      if (w.length < 6 || !k.headTail.test(w)) continue;
+      for (const head of k.heads) {
+        if (w.length <= head.length + 2 || !w.endsWith(head)) continue;
+        const stem = w.slice(0, w.length - head.length);
+        if (k.stems.some((st) => stem === st || stem === `${st}s`)) {
+          out.push({ start: i, end: i + 1, entry: k.entry });
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function isKnownHead(c: Compiled, word: string): boolean {
+  if (c.knownHeads.has(word)) return true;
+  return word.length > 3 && word.endsWith('s') && c.knownHeads.has(word.slice(0, -1));
+}
+
+function preserves(c: Compiled, word: string, cls: string): boolean {
+  if (c.preservingAfter.has(word) || /^\p{N}+$/u.test(word)) return true;
+  return cls === 'personal' && c.preservingAfterPersonal.has(word);
+}
+
+/** Head-final reading: a noun after the term (up to a preposition) is the head, the term its modifier. */
+function isModifierBefore(c: Compiled, words: readonly string[], m: WordMatch, matches: readonly WordMatch[]): boolean {
+  for (let k = m.end; k < words.length; k++) {
+    const w = words[k]!;
+    if (c.boundary.has(w) || c.functionWords.has(w)) return false;
+    // Another term later in the label is the head itself (`basic_auth_user` asks for a user name),
+    // except that the login of an online bank is a payment credential (`netbanking_user_id`).
+    const next = matches.find((o) => o !== m && o.start === k && o.entry.class !== 'ordinary');
+    if (next !== undefined) return !(m.entry.concept === 'bank-login' && LOGIN_CONCEPTS.has(next.entry.concept));
+    if (!preserves(c, w, m.entry.class) && isKnownHead(c, w)) return true;
+  }
+  return false;
+}
+
+/** "Label shown next to the CVV input": the term sits after a preposition whose head is another noun. */
+function isComplement(c: Compiled, words: readonly string[], m: WordMatch): boolean {
+  let boundaryAt = -1;
+  for (let k = m.start - 1; k >= 0; k--) {
+    if (c.boundary.has(words[k]!)) {
+      boundaryAt = k;
+      break;
+    }
+  }
+  if (boundaryAt <= 0) return false;
+  for (let k = 0; k < boundaryAt; k++) {
+    const w = words[k]!;
+    if (c.functionWords.has(w) || c.boundary.has(w) || c.preservingHead.has(w) || isGenericWord(w)) continue;
+    return true;
+  }
+  return false;
+}
+
+/** A service name before `key`/`pat`/`pass`/`creds` at the head of a label: `stripe_key`, `openai_key`. */
+const SERVICE_SECRET_HEADS: ReadonlySet<string> = new Set(['key', 'keys', 'pat', 'pass', 'creds', 'cred', 'pw', 'pwd', 'sk']);
+const SERVICE_KEY_ENTRY: LexiconEntry = { term: 'service key', lang: 'en', class: 'credential', concept: 'api-key', rule: 'strong', scope: 'name', suffix: false };
+
+function serviceKeyHit(c: Compiled, words: readonly string[]): boolean {
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (!c.providers.has(words[i]!) || !SERVICE_SECRET_HEADS.has(words[i + 1]!)) continue;
+    const rest = words.slice(i + 2).filter((w) => !c.functionWords.has(w));
+    if (rest.every((w) => preserves(c, w, 'credential'))) return true;
+  }
+  return false;
+}
+
+/** Negated in its sentence: a negator before it (since the last contrast word), or, in verb-final languages, after it. */
+function negatedInSentence(c: Compiled, before: readonly string[], after: readonly string[]): boolean {
+  for (let k = before.length - 1; k >= 0; k--) {
+    const w = before[k]!;
+    if (c.contrast.has(w)) return false;
+    if (c.negators.has(w)) return true;
+  }
+  return after.some((w) => c.negatorsAfter.has(w));
 }
 
 /**
  * Reads one label (a property name or a title) or one prose text (a description or the message).
- * Property names are split as identifiers; everything else as prose, phrase by phrase.
+ * Property names are split as identifiers; everything else as prose, sentence by sentence.
  */
 export function readText(text: string, source: TextSource): TextReading {
+  // Servers send the same forms again and again: a small bounded memo of readings (texts of the
+  // form, never answers) saves the reading of labels already seen.
+  const key = `${source}\u0000${text}`;
+  const memo = MEMO.get(key);
+  if (memo !== undefined) return memo;
+  const reading = readUncached(text, source);
+  if (text.length <= MEMO_MAX_TEXT) {
+    if (MEMO.size >= MEMO_ENTRIES) MEMO.delete(MEMO.keys().next().value!);
+    MEMO.set(key, reading);
+  }
+  return reading;
+}
+
+const MEMO_ENTRIES = 2048;
+const MEMO_MAX_TEXT = 2048;
+const MEMO = new Map<string, TextReading>();
+
+/** Forgets every memoised reading (for benchmarks that measure a cold reading). */
+export function clearReadingMemo(): void {
+  MEMO.clear();
+}
+
+function readUncached(text: string, source: TextSource): TextReading {
   const c = compiled();
   const inName = source === 'name';
-  // Titles are short prose too ("Nickname (not your password)"), so negation applies to them.
-  const prose = source !== 'name';
-  const phrases = inName ? [identifierWords(text)] : textPhrases(text);
+  const label = source === 'name' || source === 'title';
+  const sentences = inName ? [[identifierWords(text)]] : textSentences(text, label);
   const hits: TermHit[] = [];
   let identified = false;
   let generic = true;
   let mentionsAddress = false;
   let mentionsPayment = false;
 
-  for (const words of phrases) {
-    for (const w of words) {
-      if (c.ordinaryWords.has(w)) identified = true;
-      if (!isGenericWord(w)) generic = false;
-      if (c.addressWords.has(w)) mentionsAddress = true;
-      if (c.paymentWords.has(w)) mentionsPayment = true;
-    }
-    for (const m of scanWords(words, inName)) {
+  for (const phrases of sentences) {
+    const sentenceWords = phrases.flat();
+    if (!label && deliveredCode(c, sentenceWords)) {
       identified = true;
-      if (m.entry.class === 'ordinary') continue;
-      if (isNeutralised(words, m)) continue;
-      if (prose && isNegated(words, m)) continue;
-      if (m.entry.rule === 'bare' && !isBare(words, m)) continue;
-      if (m.entry.rule === 'head' && contentWords(words.slice(m.end)).length > 0) continue;
-      hits.push({ source, entry: m.entry });
+      hits.push({ source, entry: DELIVERED_CODE });
+    }
+    let offset = 0;
+    for (const words of phrases) {
+      for (const w of words) {
+        if (c.ordinaryWords.has(w)) identified = true;
+        if (!isGenericWord(w)) generic = false;
+        if (c.addressWords.has(w)) mentionsAddress = true;
+        if (c.paymentWords.has(w)) mentionsPayment = true;
+      }
+      const termMatches = scanWords(words, inName, label);
+      const matches = [...termMatches, ...compoundMatches(c, words, termMatches)];
+      for (const m of matches) {
+        identified = true;
+        if (m.entry.class === 'ordinary') continue;
+        if (m.entry.rule !== 'phrase') {
+          if (isNeutralised(words, m)) continue;
+          if (label && !HEAD_INITIAL.has(m.entry.lang) && isModifierBefore(c, words, m, matches)) continue;
+          if (label && !inName && isComplement(c, words, m)) continue;
+          if (m.entry.rule === 'bare' && !isBare(words, m)) continue;
+          if (m.entry.rule === 'head' && contentWords(words.slice(m.end)).length > 0) continue;
+        }
+        if (!inName && negatedInSentence(c, sentenceWords.slice(0, offset + m.start), sentenceWords.slice(offset + m.end))) continue;
+        hits.push({ source, entry: m.entry });
+      }
+      if (label && serviceKeyHit(c, words)) {
+        identified = true;
+        hits.push({ source, entry: SERVICE_KEY_ENTRY });
+      }
+      offset += words.length;
     }
   }
 
   if (hasCjk(text)) {
-    const compact = compactText(text);
+    const compact = compactText(text, label);
     if (c.ordinaryCjk.some((w) => compact.includes(w))) identified = true;
     if (c.addressCjk.some((w) => compact.includes(w))) mentionsAddress = true;
     if (c.paymentCjk.some((w) => compact.includes(w))) mentionsPayment = true;
     for (const m of scanCjk(compact)) {
       identified = true;
       if (m.entry.class === 'ordinary') continue;
-      if (cjkNeutralised(compact, m)) continue;
-      if (prose && cjkNegated(compact, m)) continue;
+      if (m.entry.rule !== 'phrase' && cjkNeutralised(compact, m)) continue;
+      if (!inName && cjkNegated(compact, m)) continue;
       if (m.entry.rule === 'bare' && stripPossessive(compact) !== compact.slice(m.start, m.end)) continue;
       hits.push({ source, entry: m.entry });
     }

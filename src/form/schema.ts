@@ -28,6 +28,9 @@ export interface FieldSpec {
 }
 
 export interface SchemaReading {
+  /** The schema's own top-level `title` and `description` (form-level texts, read like the message). */
+  readonly title: string | null;
+  readonly description: string | null;
   /** Every property, in the schema's order. */
   readonly fields: readonly FieldSpec[];
   /** `required`, when it is a list of strings (duplicates and unknown names reported, kept out). */
@@ -35,8 +38,19 @@ export interface SchemaReading {
   readonly findings: readonly Finding[];
 }
 
+/** Most properties a form may have; a larger schema is refused (and read only that far). */
+export const MAX_FIELDS = 256;
+
 /** Code of the informational finding for the non-standard `pattern` keyword. */
 export const PATTERN_INFO = 'I_SCHEMA_PATTERN';
+
+/**
+ * Code of the warning for a `default` that does not fit an optional field (a Python framework's
+ * `website: HttpUrl | None = ""`): the user sees and fixes it; the form is not refused for it.
+ * A field is optional when the schema lists `required` without it. A required field's invalid
+ * default, or any invalid default in a schema without `required`, stays an `E_SCHEMA_NOT_ALLOWED` error.
+ */
+export const DEFAULT_WARNING = 'W_SCHEMA_DEFAULT';
 
 // `title` and `description` at the top level only annotate the form (schema generators such as
 // pydantic emit a top-level title); they are read as strings and scanned like field text.
@@ -83,6 +97,10 @@ class Reporter {
 
   info(field: string, message: string): void {
     this.findings.push({ code: PATTERN_INFO, severity: 'info', message, field });
+  }
+
+  defaultWarning(field: string, problem: string): void {
+    this.findings.push({ code: DEFAULT_WARNING, severity: 'warning', message: `field ${quoteName(field)}: keyword "default" ${problem}; the field is optional, so the form is shown with the default to correct`, field });
   }
 }
 
@@ -190,11 +208,19 @@ function checkRange(r: Reporter, name: string, low: number | null, high: number 
   if (low !== null && high !== null && low > high) r.keyword(name, lowKey, `is greater than ${highKey}`);
 }
 
-function checkDefault(r: Reporter, name: string, raw: Record<string, unknown>, shape: FieldShape): string[] {
+// "localhost:8080/hooks", "example.com:443": a host and port that the URI grammar reads as a scheme.
+const HOST_AS_SCHEME = /^(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{1,5}(?:[/?#]|$)/i;
+
+function checkDefault(r: Reporter, name: string, raw: Record<string, unknown>, shape: FieldShape, optional: boolean): string[] {
   if (!Object.hasOwn(raw, 'default')) return [];
   const value = raw['default'];
   const problem = valueProblem(shape, value);
-  if (problem !== null) r.keyword(name, 'default', problem.replace(/^(must|is|has|holds)/, (verb) => `value ${verb}`));
+  const phrased = problem?.replace(/^(must|is|has|holds)/, (verb) => `value ${verb}`) ?? null;
+  if (phrased !== null && optional && shape.kind !== 'unknown') r.defaultWarning(name, phrased);
+  else if (phrased !== null) r.keyword(name, 'default', phrased);
+  else if (shape.kind === 'string' && shape.format === 'uri' && typeof value === 'string' && HOST_AS_SCHEME.test(value)) {
+    r.defaultWarning(name, 'value looks like a host and port, not an absolute URI (no scheme)');
+  }
   if (typeof value === 'string') return [value];
   if (Array.isArray(value)) return (value as unknown[]).filter((v): v is string => typeof v === 'string');
   return [];
@@ -273,7 +299,7 @@ function readArray(r: Reporter, name: string, raw: Record<string, unknown>): Rea
   return { shape: options === null ? { kind: 'unknown' } : { kind: 'multi-select', options, minItems, maxItems }, formatPassword: false, optionTitles: [] };
 }
 
-function readField(r: Reporter, name: string, raw: unknown): FieldSpec {
+function readField(r: Reporter, name: string, raw: unknown, optional: boolean): FieldSpec {
   if (!isPlainObject(raw)) {
     r.schema(`field ${quoteName(name)}: must be a schema object`, name);
     return { name, shape: { kind: 'unknown' }, title: null, description: null, formatPassword: false, writeOnly: false, stringDefaults: [], optionTitles: [] };
@@ -309,7 +335,7 @@ function readField(r: Reporter, name: string, raw: unknown): FieldSpec {
       read = { shape: { kind: 'unknown' }, formatPassword: own(raw, 'format') === 'password', optionTitles: [] };
     }
   }
-  const stringDefaults = checkDefault(r, name, raw, read.shape);
+  const stringDefaults = checkDefault(r, name, raw, read.shape, optional);
   return { name, shape: read.shape, title: common.title, description: common.description, formatPassword: read.formatPassword, writeOnly, stringDefaults, optionTitles: read.optionTitles };
 }
 
@@ -318,7 +344,7 @@ export function readSchema(schema: unknown): SchemaReading {
   const r = new Reporter();
   if (!isPlainObject(schema)) {
     r.schema('requestedSchema must be an object schema ({type: "object", properties: {...}})');
-    return { fields: [], required: [], findings: r.findings };
+    return { title: null, description: null, fields: [], required: [], findings: r.findings };
   }
   for (const key of Object.keys(schema)) {
     if (TOP_LEVEL_KEYS.has(key)) continue;
@@ -333,11 +359,20 @@ export function readSchema(schema: unknown): SchemaReading {
   }
 
   const properties = own(schema, 'properties');
+  const rawRequiredNames = own(schema, 'required');
+  const requiredNames = new Set(Array.isArray(rawRequiredNames) ? (rawRequiredNames as unknown[]).filter((v): v is string => typeof v === 'string') : []);
   const fields: FieldSpec[] = [];
   if (!isPlainObject(properties)) {
     r.schema('requestedSchema: keyword "properties" must be an object of fields');
   } else {
-    for (const [name, raw] of Object.entries(properties)) fields.push(readField(r, name, raw));
+    // A field is optional when the schema says which fields are required and this one is not (schema
+    // generators such as pydantic and zod always emit \`required\`); without \`required\`, nothing is
+    // known about the author's intent and an invalid default stays an error.
+    const declared = Array.isArray(rawRequiredNames);
+    const entries = Object.entries(properties);
+    // No person fills in hundreds of fields; a form that large is a way to make the audit slow.
+    if (entries.length > MAX_FIELDS) r.schema(`requestedSchema: ${entries.length} properties is more than the ${MAX_FIELDS} a form may have; only the first ${MAX_FIELDS} were read`);
+    for (const [name, raw] of entries.slice(0, MAX_FIELDS)) fields.push(readField(r, name, raw, declared && !requiredNames.has(name)));
   }
 
   const required: string[] = [];
@@ -361,5 +396,7 @@ export function readSchema(schema: unknown): SchemaReading {
       }
     }
   }
-  return { fields, required, findings: r.findings };
+  const title = own(schema, 'title');
+  const description = own(schema, 'description');
+  return { title: typeof title === 'string' ? title : null, description: typeof description === 'string' ? description : null, fields, required, findings: r.findings };
 }

@@ -35,7 +35,9 @@ const urlSettings = z
     protectedDomains: z.array(domainName).describe('Extra domains whose look-alikes are blocked, added to the built-in list.'),
     redirectHosts: z
       .array(domainName)
-      .describe('When non-empty, a redirect-like query parameter may only point to these domains; any other target blocks.'),
+      .describe(
+        'When non-empty, a redirect target may only point to these domains (and their subdomains); any other target blocks. It covers redirect-like parameters (url, q, next, continue, to, r, link, dest, ...), base64-encoded URLs and the redirect_uri of an OAuth authorization request, which is otherwise shown as information only. Set it per server (servers.<key>.url.redirectHosts) to the hosts that server\'s OAuth clients redirect to.',
+      ),
     maxLength: z.number().int().min(64).max(65536).describe('Longest URL accepted, in characters.'),
     onBlock: z
       .enum(['block', 'audit'])

@@ -1,10 +1,22 @@
 /**
- * Secret-shaped values: JWTs, private-key blocks and the well-known prefixes of API keys and
- * tokens. Shared by the form content check, the URL credential check and audit redaction, so
- * the three agree on what a secret looks like.
+ * Secret-shaped values: JWTs (signed and encrypted), private-key blocks, the known formats of API
+ * keys and tokens (`data/known-formats.ts`), connection strings with a password, and bearer
+ * headers. Shared by the form content check, the URL credential check and audit redaction, so the
+ * three agree on what a secret looks like.
  */
 
-export type SecretKind = 'jwt' | 'private-key' | 'api-key' | 'bearer' | 'high-entropy';
+import { CONNECTION_FORMATS, KEY_PREFIXES, KNOWN_FORMATS } from './data/known-formats.js';
+
+export type SecretKind =
+  | 'jwt'
+  | 'encrypted-jwt'
+  | 'private-key'
+  | 'api-key'
+  | 'bearer'
+  | 'connection-string'
+  | 'seed-phrase'
+  | 'card-number'
+  | 'high-entropy';
 
 export interface SecretMatch {
   readonly kind: SecretKind;
@@ -12,49 +24,40 @@ export interface SecretMatch {
   readonly rule: string;
 }
 
-interface PrefixRule {
+interface Rule {
   readonly rule: string;
+  readonly kind: SecretKind;
   readonly pattern: RegExp;
 }
 
-// Each pattern is anchored on a word boundary and requires enough body after the prefix that
-// ordinary words ("sk-", "AKIA" in prose) do not match.
-const PREFIX_RULES: readonly PrefixRule[] = [
-  { rule: 'openai-key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/ },
-  { rule: 'anthropic-key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/ },
-  { rule: 'stripe-secret-key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/ },
-  { rule: 'stripe-webhook-secret', pattern: /\bwhsec_[A-Za-z0-9]{20,}/ },
-  { rule: 'github-token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}/ },
-  { rule: 'github-fine-grained-token', pattern: /\bgithub_pat_[A-Za-z0-9_]{30,}/ },
-  { rule: 'gitlab-token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/ },
-  { rule: 'gitlab-trigger-token', pattern: /\bglptt-[A-Za-z0-9_-]{20,}/ },
-  { rule: 'telegram-bot-token', pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{30,}/ },
-  { rule: 'slack-token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
-  { rule: 'slack-app-token', pattern: /\bxapp-\d-[A-Za-z0-9-]{10,}/ },
-  { rule: 'aws-access-key-id', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/ },
-  { rule: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/ },
-  { rule: 'google-oauth-token', pattern: /\bya29\.[0-9A-Za-z_-]{20,}/ },
-  { rule: 'npm-token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/ },
-  { rule: 'pypi-token', pattern: /\bpypi-[A-Za-z0-9_-]{50,}/ },
-  { rule: 'huggingface-token', pattern: /\bhf_[A-Za-z0-9]{30,}/ },
-  { rule: 'shopify-token', pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b/ },
-  { rule: 'sendgrid-key', pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/ },
-  { rule: 'twilio-key', pattern: /\bSK[0-9a-fA-F]{32}\b/ },
-  { rule: 'digitalocean-token', pattern: /\bdo[pro]_v1_[a-f0-9]{64}\b/ },
-  { rule: 'azure-sas-signature', pattern: /\bsig=[A-Za-z0-9%+/]{30,}={0,2}/ },
+const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/;
+// A signed JWT (JWS compact): header and payload are base64url JSON objects (`eyJ`).
+const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/;
+// An encrypted JWT (JWE compact): five segments, a JSON header, the encrypted key may be empty (dir).
+const JWE = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{8,}/;
+const BEARER = /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/i;
+
+const RULES: readonly Rule[] = [
+  { rule: 'private-key-block', kind: 'private-key', pattern: PRIVATE_KEY },
+  { rule: 'jwe', kind: 'encrypted-jwt', pattern: JWE },
+  { rule: 'jwt', kind: 'jwt', pattern: JWT },
+  ...KNOWN_FORMATS.map(([rule, source]) => ({ rule, kind: 'api-key' as const, pattern: new RegExp(source) })),
+  ...CONNECTION_FORMATS.map(([rule, source]) => ({ rule, kind: 'connection-string' as const, pattern: new RegExp(source) })),
+  { rule: 'bearer-token', kind: 'bearer', pattern: BEARER },
 ];
 
-const JWT = /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/;
-const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/;
-const BEARER = /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/i;
+// One pass over the value decides whether any rule can match; only then is the rule named.
+const ANY = new RegExp(RULES.map((r) => `(?:${r.pattern.source})`).join('|'));
+
+/** Longest value scanned; a longer one is scanned in its first part only (answers are small). */
+const MAX_SCAN = 65_536;
 
 /** Finds a secret-shaped substring by its structure alone (no entropy guessing). */
 export function findSecret(value: string): SecretMatch | null {
   if (value.length < 16) return null;
-  if (PRIVATE_KEY.test(value)) return { kind: 'private-key', rule: 'private-key-block' };
-  if (JWT.test(value)) return { kind: 'jwt', rule: 'jwt' };
-  for (const { rule, pattern } of PREFIX_RULES) if (pattern.test(value)) return { kind: 'api-key', rule };
-  if (BEARER.test(value)) return { kind: 'bearer', rule: 'bearer-token' };
+  const text = value.length > MAX_SCAN ? value.slice(0, MAX_SCAN) : value;
+  if (!ANY.test(text)) return null;
+  for (const { rule, kind, pattern } of RULES) if (pattern.test(text)) return { kind, rule };
   return null;
 }
 
@@ -92,4 +95,13 @@ export function looksRandomToken(value: string): boolean {
 /** A structural match, or a random-looking token reported as `high-entropy`. */
 export function findSecretOrToken(value: string): SecretMatch | null {
   return findSecret(value) ?? (looksRandomToken(value) ? { kind: 'high-entropy', rule: 'random-token' } : null);
+}
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// A prefix standing alone or quoted, followed by nothing but an ellipsis or punctuation ("starts with sk-").
+const PREFIX_MENTION = new RegExp(`(?:^|[\\s"'\u2018\u201c(\`])(?:${KEY_PREFIXES.map(escape).join('|')})(?:\\.\\.\\.|\u2026|x+|\\*+)?(?=$|[\\s"'\u2019\u201d).,;:\`])`);
+
+/** True when a text names a known key prefix on its own ("paste the key that starts with `sk-`"). */
+export function mentionsKeyPrefix(text: string): boolean {
+  return text.length < 65_536 && PREFIX_MENTION.test(text);
 }

@@ -21,7 +21,10 @@ import type { UrlAnalysis } from './types.js';
 const PLAIN = /^[\x21-\x24\x26-\x3f\x41-\x5b\x5d-\x7e]*$/;
 const HIDDEN_POSSIBLE = /[^\x21-\x7e]/;
 
-function analyze(input: unknown, policy: Policy | undefined): UrlAnalysis {
+/** How deep redirect targets are followed: the URL, its target and the target's target. */
+const MAX_TARGET_DEPTH = 2;
+
+function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnalysis {
   const findings = new Findings();
   const settings = settingsOf(policy);
   if (typeof input !== 'string') {
@@ -67,7 +70,7 @@ function analyze(input: unknown, policy: Policy | undefined): UrlAnalysis {
   // `PLAIN` input has no `@`, and parsing never adds one: no decoy host to look for.
   const decoy = plain ? null : decoyHost(url, host.parts?.registrable ?? null, settings.protectedDomains);
   if (decoy !== null) findings.add(UrlFinding.decoyHost, 'error', `The URL shows ${decoy} after an "@" outside the host, where it reads as the destination; the browser opens ${url.hostname}.`);
-  judgeContent(url, host, settings, findings);
+  judgeContent(url, host, settings, findings, (href) => (depth < MAX_TARGET_DEPTH ? analyze(href, policy, depth + 1) : null));
   return result(findings, buildDisplay(url, host));
 }
 

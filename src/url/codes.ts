@@ -45,6 +45,8 @@ export const UrlFinding = {
   hostTooLong: 'URL_HOST_TOO_LONG',
   /** error: the host holds a character that is not a letter, digit, hyphen, underscore or dot once canonicalised. */
   hostCharacter: 'URL_HOST_INVALID_CHARACTER',
+  /** error: a character inside the host that looks like a URL delimiter (a slash, dot, colon or at-sign look-alike, as Chromium's spoof checks list them): the host reads as another site followed by a path. */
+  hostDelimiterLookalike: 'URL_HOST_DELIMITER_LOOKALIKE',
   /** error: the host was written with compatibility characters (fullwidth or mathematical letters, ligatures, ideographic full stops) that the parser rewrote: an obfuscated host that other parsers read differently; the message names the real host. */
   hostNormalized: 'URL_HOST_NORMALIZED',
   /** error: the URL holds a backslash before its query, which browsers read as "/" and other parsers do not (`https://evil.com\@paypal.com`). */
@@ -71,8 +73,10 @@ export const UrlFinding = {
   redirectLoopback: 'URL_REDIRECT_LOOPBACK',
   /** error: `policy.url.redirectHosts` is set and a redirect-like parameter points elsewhere. */
   redirectNotAllowed: 'URL_REDIRECT_NOT_ALLOWED',
-  /** error: a redirect-like parameter points to a look-alike of a protected domain, an IP literal, or a script/data URL. */
+  /** error: a redirect-like parameter (or a base64-encoded URL, or a redirector's path) points to a target that would itself be blocked: a look-alike of a protected domain, an IP literal, a script/data URL, a target that carries credentials. */
   redirectUnsafe: 'URL_REDIRECT_UNSAFE_TARGET',
+  /** warning: the host is a well-known URL shortener or wrapping redirector; where the link leads cannot be shown before it is opened. */
+  shortener: 'URL_SHORTENER',
 
   // --- look-alikes of protected domains -------------------------------------------------------
   /** error: the registrable domain has the same UTS #39 skeleton as a protected domain without being it (homograph: `аррӏе.com`, `pаypal.com`). */
@@ -85,6 +89,8 @@ export const UrlFinding = {
   lookalikeEmbedded: 'URL_LOOKALIKE_EMBEDDED',
   /** warning: a protected brand name as a subdomain label of another site (`paypal.example.net`). */
   brandInSubdomain: 'URL_BRAND_IN_SUBDOMAIN',
+  /** error (warning under a top-level domain that is not among the most abused): a protected brand as the whole site name under a top-level domain the brand does not own (`paypal.xyz`, `coinbase.top`). */
+  lookalikeBrandTld: 'URL_LOOKALIKE_BRAND_TLD',
 
   // --- internationalised labels (the host is then shown in Punycode) ---------------------------
   /** warning: a label mixes scripts beyond what UTS #39 "highly restrictive" allows (Latin may join only Han+Kana, Han+Bopomofo, Han+Hangul). */

@@ -2,9 +2,12 @@
  * Credentials carried in a URL: a URL ends up in browser history, proxy and server logs and
  * `Referer` headers, so a token in it is a token leaked (the MCP spec forbids credentials and
  * pre-authenticated URLs in URL-mode elicitation). The rules:
- * - a parameter *named* like a secret whose value looks like one (the stronger the name, the
- *   weaker the evidence the value needs: any `password`, a random `access_token`, only a clearly
- *   random `token`, since `token` also names order ids such as PayPal's checkout token);
+ * - a parameter *named* like a credential, in the query or the fragment, whatever its value looks
+ *   like (`access_token=demo` leaks as surely as a random one); only names that also name
+ *   references (`key`, `session`, `hash`, `ticket`) need a key-shaped value, and `token` spares
+ *   the public order ids payment pages put there (PayPal's checkout token);
+ * - an OAuth authorization *response* handed to the user (`code` with `state` or `iss`, or on a
+ *   callback path; tokens in the fragment): a pre-authenticated bearer;
  * - a path segment after a segment that names a secret (`/password/<value>`, `/reset/<token>`);
  * - any value, parameter name, path segment or host label *shaped* like a known secret (JWT,
  *   API-key prefixes), also inside base64url JSON;
@@ -26,6 +29,18 @@ export interface CredentialHit {
 
 /** Names whose any value (but a flag word) is a secret. */
 const ALWAYS_SECRET = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'secret', 'clientsecret', 'apisecret', 'appsecret', 'privatekey', 'codeverifier']);
+/**
+ * Credential names whose value is a credential whatever it looks like (issue 12: "regardless of
+ * the value's shape"): the token, key and session names of OAuth, API keys and web sessions.
+ */
+const ANY_VALUE_CREDENTIALS = new Set([
+  'accesstoken', 'idtoken', 'refreshtoken', 'authtoken', 'apitoken', 'apikey', 'accesskey', 'secretkey', 'bearer', 'jwt', 'token',
+  'sessiontoken', 'sessionid', 'sid', 'jsessionid', 'phpsessid', 'aspsessionid', 'oauthtoken', 'oauthverifier', 'otp', 'totp', 'mfacode',
+  'xamzsecuritytoken', 'subscriptionkey', 'samlresponse', 'samlart', 'wresult', 'personalaccesstoken', 'privatetoken', 'usertoken',
+]);
+// Public order ids payment pages carry as `token` (PayPal checkout: `EC-...` or 17 upper-case
+// characters), which are references, not credentials.
+const ORDER_TOKEN = /^(?:EC-[A-Z0-9]{17}|[A-Z0-9]{17})$/;
 /** Flag-like values of a password-named parameter (`?password=reset`, `?secret=true`) are not secrets. */
 const FLAG_VALUES = new Set(['', 'true', 'false', 'yes', 'no', 'on', 'off', '0', '1', 'reset', 'forgot', 'change', 'new', 'update', 'edit', 'expired']);
 
@@ -37,7 +52,7 @@ const STRONG_NAMES = new Set([
   'jsessionid', 'phpsessid', 'aspsessionid', 'sid', 'oauthtoken', 'oauthverifier', 'otp', 'totp', 'mfacode',
 ]);
 /** Names that are often credentials but also name references (order ids, map keys): only a clearly random value counts. */
-const WEAK_NAMES = new Set(['token', 'key', 'session', 'auth', 'hash', 'ticket']);
+const WEAK_NAMES = new Set(['key', 'session', 'auth', 'hash', 'ticket']);
 const STRONG_SUFFIXES = ['token', 'apikey', 'accesskey', 'sessionid', 'signature'];
 const SECRET_SUFFIXES = ['secret', 'password', 'passwd'];
 
@@ -88,9 +103,10 @@ function mayBeWebhookSite(registrable: string): boolean {
   return (WEBHOOK_SHAPES[registrable.charCodeAt(0) & 0x7f]! & (1 << Math.min(registrable.length, 31))) !== 0;
 }
 
-function nameClass(key: string): 'secret' | 'strong' | 'weak' | null {
+function nameClass(key: string): 'secret' | 'any' | 'strong' | 'weak' | null {
   if (key.length < 2 || NOT_CREDENTIALS.has(key) || key.includes('csrf') || key.includes('xsrf')) return null;
   if (ALWAYS_SECRET.has(key)) return 'secret';
+  if (ANY_VALUE_CREDENTIALS.has(key)) return 'any';
   if (STRONG_NAMES.has(key)) return 'strong';
   if (WEAK_NAMES.has(key)) return 'weak';
   for (const suffix of SECRET_SUFFIXES) if (key.endsWith(suffix)) return 'secret';
@@ -120,8 +136,43 @@ function decodeBase64Url(text: string): string | null {
   }
 }
 
+/**
+ * Key prefixes matched by prefix and alphabet, not by the canonical length (issue 12): a GitHub
+ * token cut short, an older or newer key generation, a vendor that changed its length. Each needs
+ * a body long enough that the prefix alone (`sk-`, `hf_` in prose or a slug) does not match.
+ */
+const PREFIX_AND_CHARSET: readonly (readonly [RegExp, string])[] = [
+  [/^gh[pousr]_[A-Za-z0-9]{16,}$/, 'github-token'],
+  [/^github_pat_[A-Za-z0-9_]{20,}$/, 'github-fine-grained-token'],
+  [/^glp(?:at|tt)-[A-Za-z0-9_-]{16,}$/, 'gitlab-token'],
+  [/^xox[abposr]-[A-Za-z0-9-]{10,}$/, 'slack-token'],
+  [/^(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}$/, 'stripe-secret-key'],
+  [/^sk-(?:proj-|svcacct-|admin-|ant-(?:api\d+-)?)?[A-Za-z0-9_-]{16,}$/, 'openai-or-anthropic-key'],
+  [/^npm_[A-Za-z0-9]{20,}$/, 'npm-token'],
+  [/^hf_[A-Za-z0-9]{16,}$/, 'huggingface-token'],
+  [/^pypi-[A-Za-z0-9_-]{32,}$/, 'pypi-token'],
+  [/^shp(?:at|ca|pa|ss)_[a-fA-F0-9]{20,}$/, 'shopify-token'],
+  [/^do[pro]_v1_[a-f0-9]{32,}$/, 'digitalocean-token'],
+  [/^ya29\.[0-9A-Za-z_-]{16,}$/, 'google-oauth-token'],
+  [/^AIza[0-9A-Za-z_-]{30,}$/, 'google-api-key'],
+  [/^EAA[A-Za-z0-9]{30,}$/, 'meta-access-token'],
+  [/^SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}$/, 'sendgrid-key'],
+  [/^whsec_[A-Za-z0-9]{16,}$/, 'stripe-webhook-secret'],
+];
+// The first characters every rule above starts with: most values start with none of them.
+const PREFIX_STARTS = /^(?:gh|gi|gl|xo|sk|rk|np|hf|py|sh|do|ya|AI|EA|SG|wh)/;
+
+function prefixedSecret(value: string): SecretMatch | null {
+  if (value.length < 12 || !PREFIX_STARTS.test(value)) return null;
+  for (const [pattern, rule] of PREFIX_AND_CHARSET) if (pattern.test(value)) return { kind: 'api-key', rule };
+  return null;
+}
+
 /** A secret-shaped value: structural match (not a slug), or one inside base64url JSON. */
 export function shapedSecret(value: string): SecretMatch | null {
+  if (value.length < 12) return null;
+  const prefixed = prefixedSecret(value);
+  if (prefixed !== null) return SLUG.test(value) ? null : prefixed;
   if (value.length < 16) return null;
   const match = findSecret(value);
   if (match !== null) return match.kind === 'api-key' && SLUG.test(value) ? null : match;
@@ -130,6 +181,16 @@ export function shapedSecret(value: string): SecretMatch | null {
     if (decoded !== null) return findSecret(decoded);
   }
   return null;
+}
+
+/** True when a parameter name is one the credential rules read (`content.ts`'s gate). */
+export function isCredentialName(key: string): boolean {
+  return nameClass(key) !== null;
+}
+
+/** True when a path segment makes the next one a credential candidate (`content.ts`'s gate). */
+export function isSecretContext(context: string): boolean {
+  return ALWAYS_SECRET.has(context) || PATH_SECRET_CONTEXT.has(context);
 }
 
 function namedCredential(part: UrlPart): string | null {
@@ -142,6 +203,9 @@ function namedCredential(part: UrlPart): string | null {
   switch (cls) {
     case 'secret':
       return FLAG_VALUES.has(value.toLowerCase()) ? null : 'a parameter named like a password or secret';
+    case 'any':
+      if (FLAG_VALUES.has(value.toLowerCase()) || (part.key === 'token' && ORDER_TOKEN.test(value))) return null;
+      return 'a parameter named like a credential';
     case 'strong':
       return looksLikeCredentialValue(value) ? 'a parameter named like a credential' : null;
     case 'weak':
@@ -192,6 +256,30 @@ export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean
     if (shaped !== null) hits.push({ part, rule: shaped.rule });
   }
   return hits;
+}
+
+// Path segments of an OAuth client's redirection endpoint.
+const CALLBACK_PATH = /(?:^|\/)(?:callback|callbacks|cb|redirect|oauth2?|auth|signin-oidc|oidc|sso|complete|return|login|connect)(?:[/_.-]|$)/i;
+const RESPONSE_COMPANIONS = new Set(['state', 'iss', 'sessionstate']);
+
+/**
+ * An OAuth 2.0 / OIDC authorization *response* (RFC 6749 §4.1.2, RFC 9207, OIDC Core §3.1.2.5):
+ * a `code` with its `state`, `iss` or `session_state`, or a `code` on a redirection endpoint's
+ * path. Whoever holds it can redeem it, so handing it to the user leaks it. An authorization
+ * *request* never carries a `code` parameter.
+ */
+export function findAuthorizationResponse(parts: readonly UrlPart[], pathname: string): CredentialHit | null {
+  let code: UrlPart | null = null;
+  let companion = false;
+  for (const part of parts) {
+    if (part.name === null || part.where === 'path') continue;
+    if (part.key === 'code') {
+      if (part.value.length >= 3 && !FLAG_VALUES.has(part.value.toLowerCase())) code ??= part;
+    } else if (RESPONSE_COMPANIONS.has(part.key)) companion = true;
+  }
+  if (code === null) return null;
+  if (!companion && !CALLBACK_PATH.test(pathname)) return null;
+  return { part: code, rule: 'an OAuth authorization code' };
 }
 
 /** A URL that is itself a secret (webhook endpoints), by host and path shape. */

@@ -9,7 +9,8 @@
  */
 import { UrlFinding, type UrlFindingCode } from './codes.js';
 import { toUnicodeHost, type HostParts } from './host.js';
-import { BRAND_ALIASES, BUILT_IN_SITES, COMMON_WORD_LABELS, GENERIC_WORD_LABELS, toProtectedSite, type ProtectedSite } from './protected.js';
+import { BRAND_ALIASES, BUILT_IN_SITES, skeletonOnlySites, COMMON_WORD_LABELS, GENERIC_WORD_LABELS, toProtectedSite, type ProtectedSite } from './protected.js';
+import { cachedByList } from './settings.js';
 import { foldAscii, labelKey as keyOf, labelKeys } from './skeleton.js';
 import { editDistanceAtMostOne, HASH_BASE, HASHES, hasOneSwap, isLikelyEditDistanceFalsePositive, isPlausibleTypo, keyHash, MAX_HASHED, neighbourhoodHashes, phoneticKey } from './typo.js';
 
@@ -28,7 +29,12 @@ const KEYWORDS = [
   'account', 'activate', 'admin', 'coin', 'crypto', 'login', 'logout', 'password', 'secure', 'security', 'signin', 'signout',
   'wallet', 'verify', 'verification', 'update', 'support', 'billing', 'auth', 'confirm', 'recovery', 'recover', 'unlock',
   'validate', 'refund', 'invoice', 'payment', 'gift', 'giveaway', 'reward', 'claim', 'airdrop', 'share', 'helpdesk', 'trade',
+  // The lures of combosquats in phishing reports (issue 12: `<brand>-support`, `docs-<brand>`):
+  // account alerts, invitations, payouts, document envelopes, recovery and appeal pages, offers.
+  'restore', 'alert', 'invite', 'payout', 'envelope', 'copyright', 'appeal', 'premium', 'offer', 'findmy',
 ];
+/** Short lure words that count only as a whole token (`docs-github`, `binance-kyc`), never inside a word (`video`). */
+const WHOLE_TOKEN_KEYWORDS: ReadonlySet<string> = new Set(['id', 'kyc', 'free', 'jobs', 'docs', 'mfa', '2fa', 'otp', 'wallets']);
 const KEYWORD_SET: ReadonlySet<string> = new Set(KEYWORDS);
 const KEYWORD_RE = new RegExp(KEYWORDS.slice().sort((a, b) => b.length - a.length).join('|'), 'g');
 
@@ -40,7 +46,23 @@ const EDGE_HOST_DOMAINS: ReadonlySet<string> = new Set([
   'akadns.net', 'akamai.net', 'akamaiedge.net', 'akamaihd.net', 'akamaized.net', 'akahost.net', 'edgekey.net', 'edgesuite.net',
   'srip.net', 'trafficmanager.net', 'azureedge.net', 'azurefd.net', 'msedge.net', 'a-msedge.net', 'b-msedge.net', 'l-msedge.net',
   's-msedge.net', 'spo-msedge.net', 'nsatc.net', 'cloudflare.net', 'fastly.net', 'fastlylb.net', 'cloudfront.net', 'edgecastcdn.net',
-  'llnwd.net', 'alibabadns.com', 'cdngslb.com', 'tbcache.com', 'aaplimg.com', 'apple-dns.net',
+  'llnwd.net', 'alibabadns.com', 'cdngslb.com', 'tbcache.com', 'aaplimg.com', 'apple-dns.net', 'k-msedge.net', 'e-msedge.net',
+  't-msedge.net', 'dual-s-msedge.net', 'ampproject.org', 'ampproject.net',
+]);
+
+/**
+ * Generic top-level domains among the most abused for phishing (Interisle Consulting's
+ * "Phishing Landscape" and Spamhaus's most-abused TLD reports: cheap registrations), plus `.zip`
+ * and `.mov`, which read as file names. A protected brand as the whole site name under one of
+ * them blocks; under any other top-level domain (country codes included, where brands hold many
+ * defensive registrations) it warns.
+ */
+const ABUSED_TLDS: ReadonlySet<string> = new Set([
+  'top', 'xyz', 'icu', 'cfd', 'sbs', 'click', 'buzz', 'site', 'online', 'live', 'shop', 'info', 'ltd', 'cyou', 'co', 'rest', 'monster',
+  'quest', 'bond', 'vip', 'club', 'work', 'support', 'fun', 'space', 'website', 'store', 'today', 'cam', 'mom', 'lol', 'bar', 'beauty',
+  'hair', 'skin', 'makeup', 'boats', 'autos', 'homes', 'pics', 'best', 'world', 'life', 'win', 'bid', 'loan', 'men', 'date', 'racing',
+  'review', 'stream', 'download', 'accountant', 'faith', 'science', 'party', 'cricket', 'country', 'kim', 'gdn', 'link', 'help', 'email',
+  'host', 'press', 'uno', 'zip', 'mov', 'account', 'services', 'digital', 'center', 'sale', 'wang', 'ren',
 ]);
 
 /** Minimum label length for edit-distance matches (Chromium `kMinLengthForEditDistance`); curated brands from 4. */
@@ -121,7 +143,7 @@ function anyTokenInFilter(text: string, filter: Uint32Array): boolean {
   let length = 0;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 0x2e;
-    if (c !== 0x2e && c !== 0x2d) {
+    if (c !== 0x2e && c !== 0x2d && c !== 0x5f) {
       // `keyHash` reads at most MAX_HASHED characters of a key.
       if (length < MAX_HASHED) h = (Math.imul(h, HASH_BASE) + c) | 0;
       length++;
@@ -145,9 +167,6 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else if (!list.includes(value)) list.push(value);
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /**
  * A bit per hash of each word's first four characters (every word has four or more). Text in
@@ -186,6 +205,40 @@ class WordStartFilter {
   }
 }
 
+/**
+ * Finds brands inside a label with one hashed-set probe per (position, brand length): the cost
+ * grows with the label and the number of distinct brand lengths, not with the number of brands
+ * (a regex of alternatives tries every brand at every position). A `WordStartFilter` on the
+ * brands' first four characters skips the positions where no brand starts.
+ */
+class BrandScanner {
+  private readonly brands: ReadonlySet<string>;
+  /** Distinct brand lengths, longest first. */
+  private readonly lengths: readonly number[];
+  private readonly starts: WordStartFilter;
+
+  constructor(brands: readonly string[]) {
+    this.brands = new Set(brands);
+    this.lengths = [...new Set(brands.map((b) => b.length))].sort((a, b) => b - a);
+    this.starts = new WordStartFilter(brands);
+  }
+
+  /** False when no brand can occur in `text`. */
+  mayContain(text: string): boolean {
+    return this.lengths.length > 0 && this.starts.mayContain(text);
+  }
+
+  /** The longest brand that starts at `at` in `text`, or null. */
+  longestAt(text: string, at: number): string | null {
+    for (const length of this.lengths) {
+      if (at + length > text.length) continue;
+      const piece = text.slice(at, at + length);
+      if (this.brands.has(piece)) return piece;
+    }
+    return null;
+  }
+}
+
 const KEYWORD_STARTS = new WordStartFilter(KEYWORDS);
 
 function anyKeyword(keys: readonly string[]): boolean {
@@ -194,9 +247,23 @@ function anyKeyword(keys: readonly string[]): boolean {
 }
 
 function containsKeyword(text: string): boolean {
-  if (!KEYWORD_STARTS.mayContain(text)) return false;
-  KEYWORD_RE.lastIndex = 0;
-  return KEYWORD_RE.test(text);
+  if (KEYWORD_STARTS.mayContain(text)) {
+    KEYWORD_RE.lastIndex = 0;
+    if (KEYWORD_RE.test(text)) return true;
+  }
+  return hasWholeTokenKeyword(text);
+}
+
+/** A token of `text` (split at hyphens and dots) that is one of the short lure words. */
+function hasWholeTokenKeyword(text: string): boolean {
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
+    if (c !== 0x2e && c !== 0x2d) continue;
+    if (i - start >= 2 && i - start <= 7 && WHOLE_TOKEN_KEYWORDS.has(text.slice(start, i))) return true;
+    start = i + 1;
+  }
+  return false;
 }
 
 function match(code: UrlFindingCode, target: IndexedSite, how: string, severity: 'error' | 'warning' = 'error'): LookalikeMatch {
@@ -227,8 +294,8 @@ export class LookalikeIndex {
   private readonly gluedTargets = new KeyMap();
   /** Combo-squatting brands that are not words: matched inside longer labels too. */
   private readonly distinctiveBrands = new KeyMap();
-  private readonly distinctiveBrandRe: RegExp | null;
-  private readonly distinctiveBrandStarts: WordStartFilter;
+  /** The distinctive brands of 4+ characters, matched inside a label by `BrandScanner` (no regex of alternatives). */
+  private readonly distinctiveBrandScanner: BrandScanner;
   /** Combo-squatting brands that are words (`apple`, `zoom`): matched only as whole tokens. */
   private readonly wordBrands = new Map<string, IndexedSite[]>();
   /** `wordBrands` as pairs in insertion order, for the scan that cannot look a brand up. */
@@ -273,8 +340,7 @@ export class LookalikeIndex {
       if (indexed !== undefined) this.addBrand(alias, indexed, COMMON_WORD_LABELS.has(alias));
     }
     const substrings = [...this.distinctiveBrands.keys()].filter((b) => b.length >= MIN_COMBO_SUBSTRING).sort((a, b) => b.length - a.length);
-    this.distinctiveBrandRe = substrings.length === 0 ? null : new RegExp(substrings.map(escapeRegExp).join('|'), 'g');
-    this.distinctiveBrandStarts = new WordStartFilter(substrings);
+    this.distinctiveBrandScanner = new BrandScanner(substrings);
     this.wordBrandList = [...this.wordBrands];
     this.dottedTargets.orInto(this.tokenFilter);
     this.gluedTargets.orInto(this.tokenFilter);
@@ -308,10 +374,12 @@ export class LookalikeIndex {
     if (homoglyph !== null) return homoglyph;
     const typosquat = this.typosquat(host, keys, firstHash);
     if (typosquat !== null) return typosquat;
+    const foreign = this.brandUnderForeignTld(host, keys[0]!, firstHash);
+    if (foreign !== null) return foreign;
     // The host's tokens serve the embedding, combo and subdomain checks: split them once, and
     // only for a host that has more than one token. Most ASCII hosts have no token that any of
     // those tables knows (one hashing pass over the text tells), and then no token can match.
-    const tokens = host.subdomain === '' && !host.label!.includes('-') ? null : host.idn || this.asciiTokensMayMatch(host, keys[0]!) ? this.tokens(host, keys[0]!) : NO_TOKENS;
+    const tokens = host.subdomain === '' && !/[-_]/.test(host.label!) && !keys[0]!.includes('-') ? null : host.idn || this.asciiTokensMayMatch(host, keys[0]!) ? this.tokens(host, keys[0]!) : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
     // glued target) or a keyword in the label; most hosts have neither, and are done here.
     if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !anyKeyword(keys)) return null;
@@ -320,6 +388,22 @@ export class LookalikeIndex {
     const combo = this.combo(host, keys, tokens);
     if (combo !== null) return combo;
     return embedding ?? this.brandInSubdomain(host, tokens);
+  }
+
+  /**
+   * A protected brand as the whole site name under a top-level domain it does not own
+   * (`paypal.xyz`): the brand's own domains are protected sites themselves and never get here.
+   */
+  private brandUnderForeignTld(host: HostParts, labelKey: string, labelHash: number): LookalikeMatch | null {
+    if (labelKey.length < MIN_EDIT_DISTANCE_CURATED || !this.distinctiveBrands.mayHave(labelHash)) return null;
+    const brand = this.firstForeign(this.distinctiveBrands.get(labelKey, labelHash), host);
+    if (brand === null || brand.site.label !== labelKey) return null;
+    const suffix = host.suffix ?? '';
+    const tld = suffix.slice(suffix.lastIndexOf('.') + 1);
+    // Country codes are where brands hold their national sites and defensive registrations.
+    if (tld.length === 2 && !ABUSED_TLDS.has(tld)) return null;
+    const severity = ABUSED_TLDS.has(tld) ? 'error' : 'warning';
+    return match(UrlFinding.lookalikeBrandTld, brand, 'puts under a top-level domain the brand does not own the brand of', severity);
   }
 
   private owns(indexed: IndexedSite, host: HostParts): boolean {
@@ -369,6 +453,13 @@ export class LookalikeIndex {
         const rest = key.charCodeAt(3) === 0x2d ? key.slice(4) : key.slice(3);
         const www = this.firstForeign(this.byLabelKey.get(rest), host);
         if (www !== null && rest.length >= MIN_EDIT_DISTANCE_CURATED) return match(UrlFinding.lookalikeTyposquat, www, 'glues "www" to');
+        // `wwwpaypal-com.info`: "www", the brand and its suffix joined by hyphens.
+        const hyphen = rest.indexOf('-');
+        if (hyphen >= MIN_EDIT_DISTANCE_CURATED) {
+          const suffix = rest.slice(hyphen + 1).replaceAll('-', '.');
+          const joined = this.byLabelKey.get(rest.slice(0, hyphen))?.find((c) => c.site.suffix === suffix && !this.owns(c, host));
+          if (joined !== undefined) return this.embedded(joined, host, 'error');
+        }
       }
       // Sound-alike and one-edit matches count only under the suffix of the site they imitate,
       // and most suffixes have no protected site long enough for them.
@@ -431,7 +522,9 @@ export class LookalikeIndex {
     const label = host.idn ? host.labelUnicode! : host.label!;
     if (sub !== '') splitTokens(host.idn ? sub : foldAscii(sub), '.', host.idn ? label : null, labelKey, keys, hashes, separators);
     const subdomainCount = keys.length;
-    splitTokens(host.idn ? label : labelKey, '', host.idn ? label : null, labelKey, keys, hashes, separators);
+    // An IDN label whose dash look-alike (`microsoft–com`) folds to a hyphen splits like ASCII.
+    const foldedSplit = host.idn && !label.includes('-') && labelKey.includes('-');
+    splitTokens(host.idn && !foldedSplit ? label : labelKey, '', host.idn && !foldedSplit ? label : null, labelKey, keys, hashes, separators);
     return { keys, hashes, separators, subdomainCount };
   }
 
@@ -449,7 +542,9 @@ export class LookalikeIndex {
     const { keys, hashes, separators } = tokens;
     let hyphenated: LookalikeMatch | null = null;
     for (let i = 0; i < keys.length; i++) {
-      const targets = this.dottedTargets.get(keys[i]!, hashes[i]);
+      let targets = this.dottedTargets.get(keys[i]!, hashes[i]);
+      // `wwwpaypal-com.info`: the brand behind a glued "www".
+      if (targets === undefined && keys[i]!.startsWith('www') && keys[i]!.length > 6) targets = this.dottedTargets.get(keys[i]!.slice(3));
       if (targets === undefined) continue;
       for (const candidate of targets) {
         const suffixLabels = candidate.suffixLabels;
@@ -464,8 +559,11 @@ export class LookalikeIndex {
         // `paypal.com.evil.net` reads as the real host; `paypal-com.evil.net` is also how CDNs and
         // AMP caches encode an origin's host name, so on its own it only warns (and never for a
         // brand that is an ordinary word).
+        // `paypal.com.evil.net` reads as the real host, and so does `paypal-com.evil.net` or
+        // `paypal_com.evil.net` with a joiner in place of the dot (issue 12); only CDN edge names
+        // built from a customer's host stay a warning (`embedded`).
         if (dotted) return this.embedded(candidate, host, 'error');
-        if (!candidate.site.commonWord) hyphenated ??= this.embedded(candidate, host, 'warning');
+        hyphenated ??= this.embedded(candidate, host, 'error');
       }
     }
     return this.glued(host, keys, hashes) ?? hyphenated;
@@ -492,7 +590,12 @@ export class LookalikeIndex {
   private combo(host: HostParts, keys: readonly string[], tokens: Tokens | null): LookalikeMatch | null {
     let keyword = false;
     for (const key of keys) {
-      if (!containsKeyword(key)) continue;
+      if (!containsKeyword(key)) {
+        // `githubid-github`: no keyword, but a brand glued to "id".
+        const id = key.includes('id-') || key.endsWith('id') ? this.comboInLabel(key, host) : null;
+        if (id !== null) return id;
+        continue;
+      }
       keyword = true;
       const hit = this.comboInLabel(key, host);
       if (hit !== null) return hit;
@@ -510,17 +613,37 @@ export class LookalikeIndex {
   /** `key` contains a keyword. */
   private comboInLabel(key: string, host: HostParts): LookalikeMatch | null {
     const parts = key.split('-');
+    // `githubid-github`: a brand glued to "id", the account-identity lure (`appleid`).
+    for (const part of parts) {
+      if (part.length < 6 || !part.endsWith('id')) continue;
+      const brand = this.firstForeign(this.distinctiveBrands.get(part.slice(0, -2)), host);
+      if (brand !== null) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
+    }
+    // `pay-pal-support`: a brand split by a hyphen, then a keyword.
+    if (parts.length > 2 && this.distinctiveBrandScanner.mayContain(parts.join(''))) {
+      for (let i = 0; i + 1 < parts.length; i++) {
+        const joined = parts[i]! + parts[i + 1]!;
+        const brand = this.firstForeign(this.distinctiveBrands.get(joined), host);
+        if (brand !== null && parts.some((p, j) => j !== i && j !== i + 1 && containsKeyword(p))) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
+      }
+    }
     // Distinctive brands count anywhere in the label (`paypallogin`, `oktaverify-mfa`), short ones as tokens (`aws-signin`).
     for (const part of parts) {
       const brand = this.firstForeign(this.distinctiveBrands.get(part), host);
       if (brand !== null && parts.some((p) => p !== part && containsKeyword(p))) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
     }
-    if (this.distinctiveBrandRe !== null && this.distinctiveBrandStarts.mayContain(key)) {
-      this.distinctiveBrandRe.lastIndex = 0;
-      for (const m of key.matchAll(this.distinctiveBrandRe)) {
-        const brand = m[0];
+    if (this.distinctiveBrandScanner.mayContain(key)) {
+      // Leftmost-longest, non-overlapping occurrences, left to right.
+      for (let at = 0; at < key.length; ) {
+        const brand = this.distinctiveBrandScanner.longestAt(key, at);
+        if (brand === null) {
+          at++;
+          continue;
+        }
+        const index = at;
+        at += brand.length;
         if (brand.length === key.length) continue;
-        const rest = key.slice(0, m.index) + '.' + key.slice(m.index + brand.length);
+        const rest = key.slice(0, index) + '.' + key.slice(index + brand.length);
         if (!containsKeyword(rest)) continue;
         const candidate = this.firstForeign(this.distinctiveBrands.get(brand), host);
         if (candidate !== null) return match(UrlFinding.lookalikeCombo, candidate, 'pairs a phishing keyword with the brand of');
@@ -567,13 +690,13 @@ function splitTokens(text: string, last: string, unicodeLabel: string | null, la
   let start = 0;
   for (let i = 0; i <= text.length; i++) {
     const ch = i < text.length ? text.charCodeAt(i) : -1;
-    if (ch !== 0x2e && ch !== 0x2d && ch !== -1) continue;
+    if (ch !== 0x2e && ch !== 0x2d && ch !== 0x5f && ch !== -1) continue;
     if (i > start) {
       const token = text.slice(start, i);
       const key = unicodeLabel === null ? token : token === unicodeLabel ? labelKey : keyOf(token);
       keys.push(key);
       hashes.push(keyHash(key));
-      separators.push(ch === 0x2e ? '.' : ch === 0x2d ? '-' : last);
+      separators.push(ch === 0x2e ? '.' : ch === 0x2d || ch === 0x5f ? '-' : last);
     }
     start = i + 1;
   }
@@ -588,24 +711,51 @@ function isEdgeSuffixSite(host: HostParts): boolean {
 }
 
 const BUILT_IN_INDEX = new LookalikeIndex(BUILT_IN_SITES.values(), BRAND_ALIASES);
-const EXTRA_CACHE = new Map<string, LookalikeIndex | null>();
-const EXTRA_CACHE_LIMIT = 32;
+/**
+ * The rest of Chromium's top-domain list, for homographs of IDN hosts only: the skeleton of each
+ * whole registrable domain, built the first time an IDN host is judged.
+ */
+let skeletonIndex: ReadonlyMap<string, readonly ProtectedSite[]> | undefined;
 
-/** The index of the policy's extra protected domains (cached per distinct list), or null. */
-function extraIndex(extra: readonly string[]): LookalikeIndex | null {
-  if (extra.length === 0) return null;
-  const cacheKey = extra.join('\n');
-  const cached = EXTRA_CACHE.get(cacheKey);
-  if (cached !== undefined) return cached;
+function skeletonIndexOf(): ReadonlyMap<string, readonly ProtectedSite[]> {
+  if (skeletonIndex !== undefined) return skeletonIndex;
+  const index = new Map<string, ProtectedSite[]>();
+  for (const site of skeletonOnlySites().values()) {
+    const key = `${labelKeys(toUnicodeHost(site.label))[0]!}.${site.suffix}`;
+    const list = index.get(key);
+    if (list === undefined) index.set(key, [site]);
+    else list.push(site);
+  }
+  return (skeletonIndex = index);
+}
+
+/** A homograph of a site on the skeleton-only list: the whole registrable domain's skeleton, as Chromium matches its top domains. */
+function skeletonOnlyHomograph(host: HostParts): LookalikeMatch | null {
+  if (host.registrable === null || host.labelUnicode === null || !/[^\x00-\x7f]/.test(host.labelUnicode)) return null;
+  const index = skeletonIndexOf();
+  for (const key of labelKeys(host.labelUnicode)) {
+    for (const site of index.get(`${key}.${host.suffix}`) ?? NONE) {
+      if (host.ascii === site.domain || host.ascii.endsWith('.' + site.domain)) continue;
+      return { code: UrlFinding.lookalikeHomoglyph, severity: 'error', target: site.domain, how: 'looks the same as' };
+    }
+  }
+  return null;
+}
+const EXTRA_CACHE = new WeakMap<readonly string[], { readonly length: number; readonly value: LookalikeIndex | null }>();
+
+function buildExtraIndex(extra: readonly string[]): LookalikeIndex | null {
   const sites: ProtectedSite[] = [];
   for (const host of extra) {
     const site = toProtectedSite(host, true);
     if (site !== null && !BUILT_IN_SITES.has(site.domain)) sites.push(site);
   }
-  const index = sites.length === 0 ? null : new LookalikeIndex(sites);
-  if (EXTRA_CACHE.size >= EXTRA_CACHE_LIMIT) EXTRA_CACHE.delete(EXTRA_CACHE.keys().next().value!);
-  EXTRA_CACHE.set(cacheKey, index);
-  return index;
+  return sites.length === 0 ? null : new LookalikeIndex(sites);
+}
+
+/** The index of the policy's extra protected domains (built once per list, cached by its identity), or null. */
+function extraIndex(extra: readonly string[]): LookalikeIndex | null {
+  if (extra.length === 0) return null;
+  return cachedByList(EXTRA_CACHE, extra, buildExtraIndex);
 }
 
 /**
@@ -614,10 +764,19 @@ function extraIndex(extra: readonly string[]): LookalikeIndex | null {
  */
 export function findLookalike(host: HostParts, extra: readonly string[] = []): LookalikeMatch | null {
   const policyIndex = extraIndex(extra);
-  if (policyIndex !== null && host.registrable !== null && policyIndex.sites.has(host.registrable)) return null;
+  const registrable = host.registrable;
+  if (registrable !== null && policyIndex !== null && policyIndex.sites.has(registrable)) return null;
   const builtIn = BUILT_IN_INDEX.match(host);
-  if (builtIn?.severity === 'error' || policyIndex === null) return builtIn;
-  const fromPolicy = policyIndex.match(host);
-  if (fromPolicy?.severity === 'error') return fromPolicy;
-  return builtIn ?? fromPolicy;
+  if (builtIn?.severity === 'error') return ownedBySkeletonOnlySite(registrable) ? null : builtIn;
+  const homograph = host.idn && !ownedBySkeletonOnlySite(registrable) ? skeletonOnlyHomograph(host) : null;
+  if (homograph !== null) return homograph;
+  const fromPolicy = policyIndex === null ? null : policyIndex.match(host);
+  const found = fromPolicy?.severity === 'error' ? fromPolicy : (builtIn ?? fromPolicy);
+  // The rest of Chromium's list is asked only once something matched: most hosts match nothing.
+  return found === null || ownedBySkeletonOnlySite(registrable) ? null : found;
+}
+
+/** A site on the skeleton-only part of the protected list is not a look-alike of any other. */
+function ownedBySkeletonOnlySite(registrable: string | null): boolean {
+  return registrable !== null && skeletonOnlySites().has(registrable);
 }

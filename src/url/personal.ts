@@ -11,7 +11,7 @@
 import { parse } from 'tldts';
 import type { UrlPart } from './parts.js';
 
-export type PersonalKind = 'email' | 'phone' | 'identity' | 'birth-date' | 'ip-address' | 'location';
+export type PersonalKind = 'email' | 'phone' | 'identity' | 'birth-date' | 'ip-address' | 'location' | 'postal-address';
 export type PaymentKind = 'card' | 'iban' | 'bank-account' | 'card-code';
 
 export type PersonalHit = { readonly part: UrlPart; readonly kind: PersonalKind; readonly payment: false } | { readonly part: UrlPart; readonly kind: PaymentKind; readonly payment: true };
@@ -168,9 +168,31 @@ function payment(part: UrlPart): PaymentKind | null {
   return null;
 }
 
+// Parameter names of a postal address (street and house number) in the languages of the web;
+// names of other "addresses" (e-mail, IP, MAC, wallets, web pages) are not postal.
+const ADDRESS_NAME = /(?:address|addr\d?|street|strasse|strase|adresse|adres|direccion|indirizzo|straat|endereco|calle|rue|ulica|adresa|osoite|gatuadress)(?:line)?\d?$|^(?:address|addr|street|strasse|adresse|direccion|indirizzo|straat|endereco)/;
+const NOT_POSTAL = /email|mail|^ip|ipaddr|ipaddress|mac|wallet|web|url|btc|eth|contract|server|host|bitcoin|node|link|site|hex|memory|bluetooth|ens|deposit|token|ldap|dns|remote|from$|proxy/;
+// A street address: a house number and a street word (`1600 Amphitheatre Parkway`, `Damrak 1`,
+// `221B Baker Street`), as one line of text.
+const STREET_VALUE = /(?:^|[\s,])\d{1,6}[A-Za-z]?(?:[\s,]|$)/;
+const LETTER_WORD = /\p{L}{3,}/u;
+
+function isPostalAddress(part: UrlPart): boolean {
+  const key = part.key;
+  if (key.length < 3 || !ADDRESS_NAME.test(key) || NOT_POSTAL.test(key)) return false;
+  const value = part.value.trim();
+  return value.length >= 5 && value.length <= 200 && STREET_VALUE.test(value) && LETTER_WORD.test(value);
+}
+
+/** True when a parameter name is one the personal or payment rules read by name (`content.ts`'s gate). */
+export function isPersonalName(key: string): boolean {
+  return NAMED_KINDS.has(key) || PHONE_NAMES.has(key) || CARD_NAMES.has(key) || CARD_CODE_NAMES.has(key) || BANK_NAMES.has(key) || (ADDRESS_NAME.test(key) && !NOT_POSTAL.test(key));
+}
+
 function personal(part: UrlPart): PersonalKind | null {
   const value = part.value;
   if (hasEmail(value)) return 'email';
+  if (part.name !== null && isPostalAddress(part)) return 'postal-address';
   switch (part.key === '' ? undefined : NAMED_KINDS.get(part.key)) {
     case 'email':
       if (/.@./.test(value)) return 'email';

@@ -1,10 +1,14 @@
 /**
  * The domains whose look-alikes are blocked: a curated list of identity, OAuth, payment,
  * code-hosting and cloud providers (the sites an elicitation URL would most want to imitate),
- * plus the `top-sites` top 500 snapshot, plus the policy's `url.protectedDomains`.
+ * plus the `top-sites` top 500 snapshot, plus Chromium's top-domain list (its top bucket for every
+ * check; the whole list for skeleton and whole-script-confusable matching, as Chromium uses it),
+ * plus the policy's `url.protectedDomains`.
  */
 import { parse } from 'tldts';
+import chromiumTopDomains from './data/chromium-top-domains.json' with { type: 'json' };
 import topSites from './data/top-sites.json' with { type: 'json' };
+import { cachedByList } from './settings.js';
 
 /**
  * Identity providers, payment, crypto, code hosting, cloud, collaboration, social sign-in and a
@@ -112,22 +116,56 @@ function buildBuiltIn(): ReadonlyMap<string, ProtectedSite> {
     const site = toProtectedSite(host, true);
     if (site !== null) sites.set(site.domain, site);
   }
-  for (const host of (topSites as { domains: readonly string[] }).domains) {
+  for (const host of [...(topSites as { domains: readonly string[] }).domains, ...CHROMIUM.top]) {
     const site = toProtectedSite(host, false);
     if (site !== null && !sites.has(site.domain)) sites.set(site.domain, site);
   }
   return sites;
 }
 
-/** Every built-in protected site, by registrable domain. */
+interface ChromiumTopDomains {
+  readonly source: string;
+  readonly revision: string;
+  /** The top bucket (before `###END_TOP_BUCKET###`): about 500 sites. */
+  readonly top: readonly string[];
+  /** The rest of the list: about 4,500 sites. */
+  readonly rest: readonly string[];
+}
+
+const CHROMIUM = chromiumTopDomains as ChromiumTopDomains;
+
+/** Where the Chromium part of the list came from (file and revision). */
+export const CHROMIUM_TOP_DOMAINS_SOURCE: string = `${CHROMIUM.source}@${CHROMIUM.revision}`;
+
+/** Every built-in protected site, by registrable domain: curated, top-sites and Chromium's top bucket. */
 export const BUILT_IN_SITES: ReadonlyMap<string, ProtectedSite> = buildBuiltIn();
+
+function buildChromiumRest(): ReadonlyMap<string, ProtectedSite> {
+  const sites = new Map<string, ProtectedSite>();
+  for (const host of CHROMIUM.rest) {
+    const site = toProtectedSite(host, false);
+    if (site !== null && !BUILT_IN_SITES.has(site.domain)) sites.set(site.domain, site);
+  }
+  return sites;
+}
+
+let skeletonOnly: ReadonlyMap<string, ProtectedSite> | undefined;
+
+/**
+ * The rest of Chromium's top-domain list: protected against homographs (skeleton and
+ * whole-script-confusable matches), not against typos or keyword combinations, as in Chromium.
+ * Built on first use (most processes judge few URLs, and most hosts never need it), once.
+ */
+export function skeletonOnlySites(): ReadonlyMap<string, ProtectedSite> {
+  return (skeletonOnly ??= buildChromiumRest());
+}
 
 /** Where the top-sites part of the list came from (e.g. `top-sites@1.1.222`). */
 export const TOP_SITES_SOURCE: string = (topSites as { source: string }).source;
 
 /** The built-in protected registrable domains, plus `extra` (e.g. `policy.url.protectedDomains`). */
 export function protectedDomains(extra: readonly string[] = []): string[] {
-  const out = new Set(BUILT_IN_SITES.keys());
+  const out = new Set([...BUILT_IN_SITES.keys(), ...skeletonOnlySites().keys()]);
   for (const host of extra) {
     const site = toProtectedSite(host, true);
     if (site !== null) out.add(site.domain);
@@ -159,10 +197,16 @@ export function isProtectedDomain(host: string, extra: readonly string[] = []): 
   }
   if (isSameOrSubdomain(ascii, BUILT_IN_SITES)) return true;
   if (extra.length === 0) return false;
-  const extras = new Set<string>();
+  return isSameOrSubdomain(ascii, cachedByList(EXTRA_DOMAIN_SETS, extra, extraDomainSet));
+}
+
+const EXTRA_DOMAIN_SETS = new WeakMap<readonly string[], { readonly length: number; readonly value: ReadonlySet<string> }>();
+
+function extraDomainSet(extra: readonly string[]): ReadonlySet<string> {
+  const out = new Set<string>();
   for (const e of extra) {
     const site = toProtectedSite(e, true);
-    if (site !== null) extras.add(site.domain);
+    if (site !== null) out.add(site.domain);
   }
-  return isSameOrSubdomain(ascii, extras);
+  return out;
 }

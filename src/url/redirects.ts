@@ -9,11 +9,19 @@ const REDIRECT_NAMES = new Set([
   'redirect', 'redirecturi', 'redirecturl', 'redirectto', 'returnto', 'returnurl', 'returnuri', 'return', 'next', 'nexturl',
   'continue', 'continueurl', 'url', 'dest', 'destination', 'desturl', 'callback', 'callbackurl', 'goto', 'target', 'targeturl',
   'successurl', 'cancelurl', 'failureurl', 'errorurl', 'backurl', 'forward', 'forwardurl', 'postlogoutredirecturi', 'service', 'rurl',
+  // The generic names redirectors and link shims use (issue 12): `q` and `u` (Google's and
+  // Bing's `/url`, Facebook's `l.php`), `to`, `r`, `link`, `out`, `redir`, `go`.
+  'q', 'u', 'to', 'r', 'link', 'out', 'redir', 'go', 'href', 'src', 'ref', 'returnpath',
 ]);
 
+/** True when a parameter name is a redirect-like one (`content.ts`'s gate). */
+export function isRedirectName(key: string): boolean {
+  return REDIRECT_NAMES.has(key);
+}
+
 export type RedirectTarget =
-  | { readonly kind: 'web'; readonly part: UrlPart; readonly url: URL }
-  | { readonly kind: 'script'; readonly part: UrlPart; readonly scheme: string };
+  | { readonly kind: 'web'; readonly part: UrlPart | null; readonly url: URL; readonly encoded: boolean }
+  | { readonly kind: 'script'; readonly part: UrlPart | null; readonly scheme: string; readonly encoded: boolean };
 
 const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const SCRIPT_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:']);
@@ -37,18 +45,76 @@ function targetOf(value: string, base: string): URL | null {
   }
 }
 
+// Base64 of "http:" / "https:" (standard and URL-safe alphabets): a URL hidden in a parameter.
+const BASE64_URL = /^aHR0c(?:DovL|HM6Ly)[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** A value that is a base64-encoded absolute URL, decoded; null otherwise. */
+function decodeBase64Url(value: string): string | null {
+  const text = value.trim();
+  if (text.length < 12 || text.length > 4096 || !BASE64_URL.test(text)) return null;
+  try {
+    const b64 = text.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
+    const decoded = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+    return /^https?:\/\/[\x21-\x7e]+$/.test(decoded) ? decoded : null;
+  } catch {
+    return null;
+  }
+}
+
+function push(out: RedirectTarget[], part: UrlPart | null, url: URL, encoded: boolean): void {
+  if (url.protocol === 'http:' || url.protocol === 'https:') out.push({ kind: 'web', part, url, encoded });
+  else if (SCRIPT_SCHEMES.has(url.protocol)) out.push({ kind: 'script', part, scheme: url.protocol.slice(0, -1), encoded });
+}
+
 /**
- * The redirect-like parameters of a URL whose value is an absolute or protocol-relative URL;
- * `base` is the canonical URL (`href`) they are read against.
+ * The redirect-like parameters of a URL whose value is an absolute or protocol-relative URL, and
+ * any query or fragment parameter whose value is a base64-encoded URL; `base` is the canonical
+ * URL (`href`) they are read against.
  */
 export function findRedirectTargets(parts: readonly UrlPart[], base: string): RedirectTarget[] {
   const out: RedirectTarget[] = [];
   for (const part of parts) {
-    if (part.name === null || part.where === 'path' || !REDIRECT_NAMES.has(part.key)) continue;
-    const url = targetOf(part.value, base);
-    if (url === null) continue;
-    if (url.protocol === 'http:' || url.protocol === 'https:') out.push({ kind: 'web', part, url });
-    else if (SCRIPT_SCHEMES.has(url.protocol)) out.push({ kind: 'script', part, scheme: url.protocol.slice(0, -1) });
+    if (part.name === null || part.where === 'path') continue;
+    if (REDIRECT_NAMES.has(part.key)) {
+      const url = targetOf(part.value, base);
+      if (url !== null) {
+        push(out, part, url, false);
+        continue;
+      }
+    }
+    // A base64 URL (`?r=aHR0cHM6Ly9...`) under any name: only base64 of "http" starts that way.
+    if (part.value.length >= 12 && part.value.charCodeAt(0) === 0x61) {
+      const decoded = decodeBase64Url(part.value);
+      const url = decoded === null ? null : targetOf(decoded, base);
+      if (url !== null) push(out, part, url, true);
+    }
   }
   return out;
 }
+
+/**
+ * Google's AMP viewer opens the site named in its path (`google.com/amp/s/tinyurl.com/x`): an
+ * open redirector whose target is in the path, not in a parameter.
+ */
+export function pathRedirectTarget(registrableLabel: string | null, pathname: string): URL | null {
+  if (registrableLabel !== 'google' || !pathname.startsWith('/amp/')) return null;
+  const rest = pathname.startsWith('/amp/s/') ? pathname.slice(7) : pathname.slice(5);
+  if (rest === '' || !rest.includes('.')) return null;
+  try {
+    return new URL(`https://${rest}`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Well-known URL shorteners and wrapping redirectors whose target is not in the URL: the user
+ * cannot be shown where the link leads before opening it.
+ */
+export const SHORTENERS: ReadonlySet<string> = new Set([
+  'bit.ly', 'bitly.com', 'j.mp', 'tinyurl.com', 't.co', 'goo.gl', 'ow.ly', 'is.gd', 'v.gd', 'buff.ly', 'rebrand.ly', 'cutt.ly', 't.ly',
+  'rb.gy', 'shorturl.at', 's.id', 'lnkd.in', 'tiny.cc', 'tr.im', 'bl.ink', 'shorte.st', 'adf.ly', 'bc.vc', 'ouo.io', 'soo.gd', 'x.co',
+  'qr.ae', 'dlvr.it', 'ift.tt', 'fb.me', 'amzn.to', 'amzn.eu', 'a.co', 'surl.li', 'clck.ru', 'vk.cc', 'u.to', 'urlz.fr', 'shorturl.com',
+  'tinyurl.is', 'short.gy', 'kutt.it', 'snip.ly', 'trib.al', 'lnk.to', 'linkin.bio', 'spoo.me', 'gg.gg', 'shrtco.de', 'urlzs.com',
+  'urldefense.com', 'urldefense.proofpoint.com', 'click.pstmrk.it',
+]);

@@ -58,13 +58,29 @@ function readSettings(policy: Policy | undefined): Settings {
   };
 }
 
-const HOST_SET_CACHE = new Map<string, ReadonlySet<string>>();
+interface ListEntry<T> {
+  readonly length: number;
+  readonly value: T;
+}
 
-/** Domain-level allow lists (`allowedHosts`, `redirectHosts`) as canonical ASCII host sets, cached per list. */
-export function hostSet(hosts: readonly string[]): ReadonlySet<string> {
-  const cacheKey = hosts.join('\n');
-  const cached = HOST_SET_CACHE.get(cacheKey);
-  if (cached !== undefined) return cached;
+/**
+ * A value derived from a policy list (`protectedDomains`, `allowedHosts`, `redirectHosts`),
+ * built once per list and cached by the list's identity: `parsePolicy` hands out the same arrays
+ * for every URL judged under a policy, so a call costs one WeakMap lookup however long the list
+ * is, and nothing is keyed by joining the list. A list changed in place since (another length)
+ * is read again.
+ */
+export function cachedByList<T>(cache: WeakMap<readonly string[], ListEntry<T>>, list: readonly string[], build: (list: readonly string[]) => T): T {
+  const entry = cache.get(list);
+  if (entry !== undefined && entry.length === list.length) return entry.value;
+  const value = build(list);
+  cache.set(list, { length: list.length, value });
+  return value;
+}
+
+const HOST_SET_CACHE = new WeakMap<readonly string[], ListEntry<ReadonlySet<string>>>();
+
+function buildHostSet(hosts: readonly string[]): ReadonlySet<string> {
   const out = new Set<string>();
   for (const h of hosts) {
     try {
@@ -73,8 +89,10 @@ export function hostSet(hosts: readonly string[]): ReadonlySet<string> {
       // An entry that is not a host name never matches.
     }
   }
-  if (HOST_SET_CACHE.size >= 32) HOST_SET_CACHE.delete(HOST_SET_CACHE.keys().next().value!);
-  HOST_SET_CACHE.set(cacheKey, out);
   return out;
 }
 
+/** Domain-level allow lists (`allowedHosts`, `redirectHosts`) as canonical ASCII host sets, cached per list. */
+export function hostSet(hosts: readonly string[]): ReadonlySet<string> {
+  return cachedByList(HOST_SET_CACHE, hosts, buildHostSet);
+}

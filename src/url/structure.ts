@@ -165,6 +165,12 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
 
   let unicodeSafe = true;
   if (parts.idn) {
+    const delimiter = delimiterLookalike(parts.unicode, parts.suffix ?? '');
+    if (delimiter !== null) {
+      unicodeSafe = false;
+      const codePoint = `U+${delimiter.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      findings.add(UrlFinding.hostDelimiterLookalike, 'error', `The host ${host} holds ${codePoint}, a character that looks like a URL delimiter (a slash, dot, colon or at-sign): it reads as another site followed by a path.`);
+    }
     const unicodeLabels = parts.unicode.split('.');
     const tld = unicodeLabels[unicodeLabels.length - 1] ?? '';
     for (const label of unicodeLabels) {
@@ -184,6 +190,24 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
     }
   }
   return { parts, unicodeSafe };
+}
+
+// Characters that look like the delimiters of a URL (Chromium's idn_spoof_checker.cc and
+// Firefox's IDN blocklist): slashes, colons, dots, at-signs, question and number signs.
+const DELIMITER_LOOKALIKES = /[\u2215\u2044\u29f8\u2571\u2afd\u2afb\uff0f\u29f5\uff3c\ua789\u0589\u05c3\u2236\u02f8\u205a\uff1a\ufe55\ufe30\u16ec\u2024\u2027\u2219\u2e31\u02d9\ufe52\uff0e\uff61\u3002\u06d4\u0701\u0702\ufe6b\uff20\uff1f\ufe56\uff03\ufe5f\u00b7]/u;
+// Kana and CJK strokes that read as a slash or a dot next to Latin letters (`paypalノcom`), but
+// are ordinary inside Japanese or Chinese text.
+const CONTEXTUAL_DELIMITERS = /[a-z0-9][\u30ce\u30bd\u30be\u30f3\u4e36\u4e40\u4e41\u4e3f\u30fb\u3033]|[\u30ce\u30bd\u30be\u30f3\u4e36\u4e40\u4e41\u4e3f\u30fb\u3033][a-z0-9]/u;
+// Catalan's `l·l` is the one legitimate middle dot in a host name, under .cat.
+const CATALAN_MIDDLE_DOT = /l\u00b7l/g;
+
+/** The first delimiter look-alike in a Unicode host, or null. */
+function delimiterLookalike(unicodeHost: string, suffix: string): string | null {
+  const host = suffix === 'cat' ? unicodeHost.replace(CATALAN_MIDDLE_DOT, 'll') : unicodeHost;
+  const found = DELIMITER_LOOKALIKES.exec(host) ?? CONTEXTUAL_DELIMITERS.exec(host);
+  if (found === null) return null;
+  const text = found[0];
+  return /^[a-z0-9]/.test(text) ? text.slice(1) : text.length > 1 ? text.slice(0, -1) : text;
 }
 
 function punyOf(unicodeLabel: string): string {

@@ -47,5 +47,6 @@ describe('the built CLI', () => {
     expect(existsSync(join(root, server.types))).toBe(true);
     const serverApi = (await import(join(root, server.import))) as Record<string, unknown>;
     for (const name of ['ConnectService', 'connectHandler', 'EncryptedFileVault', 'MemorySecretVault', 'createCompletionRegistry', 'urlElicitationRequired', 'revalidateFormContent', 'LeaseBook', 'MemoryApprovalQueue']) expect(typeof serverApi[name]).toBe('function');
-  });
+    // Loading the whole built package (word lists and lexicon included) on a loaded machine can take seconds.
+  }, 30_000);
 });

@@ -218,3 +218,76 @@ describe('the shipped URL corpus (fixtures/urls)', () => {
     expect(summary.labelled.malicious.rows).toBe(parseRows(malicious).length);
   });
 });
+
+describe('eval --forms', () => {
+  const password = { id: 'pw', category: 'login', params: { message: 'Sign in', requestedSchema: { type: 'object', properties: { password: { type: 'string' } } } }, expected: { verdict: 'block', fields: { password: 'credential' } } };
+  const plain = { id: 'plain', lang: 'en', params: { message: 'Settings', requestedSchema: { type: 'object', properties: { theme: { type: 'string', enum: ['a', 'b'] } } } }, expected: { verdict: 'allow', fields: { theme: 'ordinary' } } };
+  const wrong = { id: 'wrong', category: 'login', params: { message: 'Settings', requestedSchema: { type: 'object', properties: { api_key: { type: 'string' } } } }, expected: 'allow' };
+
+  it('reports sensitive forms let through, ordinary forms blocked and categories', async () => {
+    const { code, summary } = await runJson(['--forms', file(rows(password, plain))]);
+    expect(code).toBe(0);
+    expect(summary.forms?.sensitive).toEqual({ rows: 1, blocked: 1, letThrough: 0, letThroughRate: 0 });
+    expect(summary.forms?.ordinary).toMatchObject({ rows: 1, blocked: 0, falseBlockRate: 0 });
+    expect(summary.forms?.categories.map((c) => [c.category, c.rows, c.misses])).toEqual([
+      ['login', 1, 0],
+      ['lang:en', 1, 0],
+    ]);
+    expect(summary.forms?.fieldMismatches).toEqual([]);
+    expect(summary.labelled.rows).toBe(0);
+  });
+
+  it('exits 1 on a missed row and names it in the human report', async () => {
+    const m = memoryIo();
+    expect(await evalCommand(['--forms', file(rows(password, wrong))], m.io)).toBe(1);
+    expect(m.stdout()).toContain('form misses by category');
+    expect(m.stdout()).toMatch(/\[login\] .*:2 wrong expected allow, got block \(E_SENSITIVE_FIELD\)/);
+    const { summary } = await runJson(['--forms', file(rows(password, wrong))]);
+    expect(summary.misses).toBe(1);
+    expect(summary.forms?.ordinary.blocked).toBe(1);
+  });
+
+  it('reports field classes that differ from the labels without counting them as misses', async () => {
+    const mislabelled = { ...password, id: 'ml', expected: { verdict: 'block', fields: { password: 'payment' } } };
+    const { code, summary } = await runJson(['--forms', file(rows(mislabelled))]);
+    expect(code).toBe(0);
+    expect(summary.forms?.fieldMismatches).toEqual([expect.objectContaining({ id: 'ml', field: 'password', expected: 'payment', got: 'credential' })]);
+  });
+
+  it('runs --urls and --forms together, misses added up', async () => {
+    const { summary } = await runJson(['--urls', file(rows(userinfo)), '--forms', file(rows(password))]);
+    expect(summary.labelled.rows).toBe(1);
+    expect(summary.forms?.rows).toBe(1);
+    expect(summary.misses).toBe(0);
+  });
+
+  it('rejects bad rows with their location (exit 2)', async () => {
+    for (const bad of ['{"params": {}}', '{"expected": "block"}', '{"params": {}, "expected": {"verdict": "block", "fields": {"a": "secret"}}}', 'nope']) {
+      const m = memoryIo();
+      expect(await evalCommand(['--forms', file(bad + '\n')], m.io)).toBe(2);
+      expect(m.stderr()).toMatch(/:1: /);
+    }
+  });
+});
+
+describe('the shipped form sets (fixtures/forms)', () => {
+  const formsDir = fileURLToPath(new URL('../../fixtures/forms/', import.meta.url));
+  it.each(['labelled.jsonl', 'blind.jsonl', 'real-world.jsonl'])('%s: no sensitive form let through, no ordinary form blocked', async (name) => {
+    const { code, summary } = await runJson(['--forms', join(formsDir, name)]);
+    expect(summary.forms?.sensitive.letThrough).toBe(0);
+    expect(summary.forms?.ordinary.blocked).toBe(0);
+    expect(code).toBe(0);
+  });
+});
+
+describe('eval: URL sets file by file', () => {
+  it('reports each --urls file on its own, next to the totals', async () => {
+    const { summary } = await runJson(['--urls', fileURLToPath(new URL('../../fixtures/urls/blind/blind.jsonl', import.meta.url)), '--urls', fileURLToPath(new URL('../../fixtures/urls/real-world.jsonl', import.meta.url))]);
+    expect(summary.labelled.byFile.map((f) => f.file.split('/').slice(-1)[0])).toEqual(['blind.jsonl', 'real-world.jsonl']);
+    const [blind, real] = summary.labelled.byFile;
+    expect(blind!.rows + real!.rows).toBe(summary.labelled.rows);
+    expect(blind!.malicious + real!.malicious).toBe(summary.labelled.malicious.rows);
+    expect(blind!.blocked).toBe(blind!.malicious);
+    expect(real!.legitimateBlocked).toBe(0);
+  });
+});

@@ -159,3 +159,16 @@ describe('schema allowlist: each disallowed shape blocks with a field-level reas
     expect(JSON.stringify(result)).not.toContain(secret);
   });
 });
+
+describe('a hostile schema size', () => {
+  it('refuses more than MAX_FIELDS properties and reads only that many', async () => {
+    const { auditForm } = await import('../../src/form/index.js');
+    const { MAX_FIELDS } = await import('../../src/form/schema.js');
+    const { defaultPolicy } = await import('../../src/policy/index.js');
+    const properties = Object.fromEntries(Array.from({ length: MAX_FIELDS + 10 }, (_, i) => [`f${i}`, { type: 'string' }]));
+    const audit = auditForm({ message: 'm', requestedSchema: { type: 'object', properties } }, defaultPolicy.base);
+    expect(audit.verdict).toBe('block');
+    expect(audit.fields).toHaveLength(MAX_FIELDS);
+    expect(audit.findings.some((f) => f.code === 'E_SCHEMA_NOT_ALLOWED' && /more than/.test(f.message))).toBe(true);
+  });
+});

@@ -140,3 +140,66 @@ describe('OAuth and OIDC authorization requests', () => {
     expect(hasCredential(`https://login.example.com/logout?id_token_hint=${jwt}`)).toBe(true);
   });
 });
+
+describe('credential names block whatever the value looks like (issue 12)', () => {
+  it.each([
+    'https://api.example.net/v1/forecast?access_token=demo',
+    'https://files.example.net/share?token=abc123',
+    'https://status.example.net/embed?api_key=test',
+    'https://app.example.net/export.csv?apikey=12345',
+    'https://app.example.net/setup?client_secret=secret',
+    'https://app.example.net/sso#id_token=short',
+    'https://app.example.net/resume?refresh_token=r1',
+    'https://app.example.net/open#token=7391',
+    'https://app.example.net/page?sid=88231',
+    'https://app.example.net/link?otp=482913',
+  ])('%s', (url) => {
+    expect(hasCredential(url)).toBe(true);
+    expect(judge(url).verdict).toBe('block');
+  });
+
+  it('keeps flag values and public order tokens out', () => {
+    expect(hasCredential('https://app.example.net/?token=')).toBe(false);
+    expect(hasCredential('https://app.example.net/?access_token=false')).toBe(false);
+    expect(hasCredential('https://www.paypal.com/checkoutnow?token=5O190127TN364715T')).toBe(false);
+    expect(hasCredential('https://www.paypal.com/cgi-bin/webscr?cmd=_express-checkout&token=EC-60U79048BN7719609')).toBe(false);
+    expect(hasCredential('https://www.youtube.com/results?search_query=oauth&pageToken=CDIQAA')).toBe(false);
+    expect(hasCredential('https://docs.example.net/table?key=created_at&order=desc')).toBe(false);
+  });
+});
+
+describe('OAuth authorization responses (issue 12)', () => {
+  it.each([
+    'https://client.example.com/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz',
+    'https://client.example.com/cb?code=x1848ZT64p4IirMPT0R-X3141MFPTuBX-VFL_cvaplMH58&iss=https%3A%2F%2Fhonest.as.example',
+    'https://app.example.net/oauth/callback?code=4%2F0AeaYSHBxyz',
+    'https://client.example.org/cb#code=SplxlOBeZQQYbYS6WxSbIA&state=n-0S6_WzA2Mj',
+  ])('blocks %s as a pre-authenticated bearer', (url) => {
+    const a = judge(url);
+    expect(a.verdict).toBe('block');
+    expect(a.findings.find((f) => f.code === UrlFinding.credential)?.message).toMatch(/authorization response/);
+  });
+
+  it('lets the authorization request and a promo code through', () => {
+    expect(judge('https://accounts.google.com/o/oauth2/v2/auth?client_id=1.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&response_type=code&scope=openid&state=abc&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256').verdict).not.toBe('block');
+    expect(judge('https://shop.example.net/checkout?code=WINTER25').verdict).toBe('allow');
+    expect(judge('https://server.example.com/authorize?client_id=s6BhdRkqt3&request=' + jwt).verdict).not.toBe('block');
+  });
+});
+
+describe('key prefixes by prefix and alphabet, not by length (issue 12)', () => {
+  it.each([
+    ['ghs_', 't9EgrENwD0EGoef95uel'],
+    ['ghp_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3'],
+    ['EAAB', 'MMNc75g1vfgs6yxokGdygIUnvtZPOmBtboBGY'],
+    ['glpat-', 'x1Y2z3W4v5U6t7S8'],
+    ['hf_', 'a1B2c3D4e5F6g7H8i'],
+  ])('%s with a short body', (prefix, body) => {
+    expect(hasCredential(`https://ci.example.net/badge?t=${prefix}${body}`)).toBe(true);
+  });
+
+  it('does not read a slug or prose as a key', () => {
+    expect(hasCredential('https://blog.example.net/?t=sk-learn-tutorial-for-beginners')).toBe(false);
+    expect(hasCredential('https://blog.example.net/?t=hf_short')).toBe(false);
+  });
+});

@@ -70,3 +70,23 @@ describe('payment data in URLs', () => {
     expect(codes(url)).not.toContain(UrlFinding.paymentData);
   });
 });
+
+describe('postal addresses (issue 12)', () => {
+  it.each([
+    'https://delivery.example.net/track?address=1600+Amphitheatre+Parkway&zip=94043',
+    'https://forms.example.net/apply?street=221B+Baker+Street&postcode=NW1+6XE',
+    'https://checkout.example.de/versand?strasse=Unter+den+Linden+77&plz=10117',
+    'https://boutique.example.fr/livraison?adresse=55+Rue+du+Faubourg&cp=75008',
+    'https://pay.example.net/checkout?billing_address=1+Infinite+Loop&billing_zip=95014',
+    'https://maps.example.net/p#address=4059+Mt+Lee+Dr&zip=90068',
+  ])('%s', (url) => {
+    expect(codes(url)).toContain(UrlFinding.personalData);
+  });
+
+  it('does not read other addresses, or a zip code alone, as a postal address', () => {
+    expect(codes('https://explorer.example.net/?wallet_address=0x52908400098527886E0F7030069857D2E4169EE7')).not.toContain(UrlFinding.personalData);
+    expect(codes('https://status.example.net/?ip_address_family=4')).not.toContain(UrlFinding.personalData);
+    expect(codes('https://www.weather.gov/forecast?zip=94043')).not.toContain(UrlFinding.personalData);
+    expect(codes('https://shop.example.net/?address=new')).not.toContain(UrlFinding.personalData);
+  });
+});

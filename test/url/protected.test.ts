@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import topSites from '../../src/url/data/top-sites.json' with { type: 'json' };
-import { BUILT_IN_SITES, CURATED_PROTECTED_DOMAINS, isProtectedDomain, protectedDomains, TOP_SITES_SOURCE, toProtectedSite } from '../../src/url/protected.js';
+import { readFileSync } from 'node:fs';
+import { BUILT_IN_SITES, CHROMIUM_TOP_DOMAINS_SOURCE, CURATED_PROTECTED_DOMAINS, isProtectedDomain, protectedDomains, skeletonOnlySites, TOP_SITES_SOURCE, toProtectedSite } from '../../src/url/protected.js';
 
 describe('the built-in protected list', () => {
   it('holds the curated identity, payment, code-hosting and cloud providers', () => {
@@ -51,5 +52,29 @@ describe('protectedDomains', () => {
     expect(list).toContain('paypal.com');
     expect(list).toEqual([...list].sort());
     expect(new Set(list).size).toBe(list.length);
+  });
+});
+
+describe("Chromium's top-domain list (vendored, BSD-3-Clause)", () => {
+  const list = readFileSync(new URL('../../src/url/data/chromium-top-domains.list', import.meta.url), 'utf8');
+  const json = JSON.parse(readFileSync(new URL('../../src/url/data/chromium-top-domains.json', import.meta.url), 'utf8')) as { top: string[]; rest: string[]; licenseText: string; revision: string };
+
+  it('ships the list as Chromium has it, the JSON the engine loads made from it, and the license with the data', () => {
+    const lines = list.split('\n').filter((l) => l.trim() !== '' && (!l.startsWith('#') || l.startsWith('###END')));
+    const marker = lines.indexOf('###END_TOP_BUCKET###');
+    expect(marker).toBeGreaterThan(400);
+    expect(json.top).toEqual(lines.slice(0, marker));
+    expect(json.rest).toEqual(lines.slice(marker + 1));
+    expect(json.top.length + json.rest.length).toBeGreaterThan(4500);
+    expect(json.licenseText).toMatch(/Copyright 2015 The Chromium Authors/);
+    expect(json.licenseText).toMatch(/Redistribution and use in source and binary forms/);
+    expect(CHROMIUM_TOP_DOMAINS_SOURCE).toContain(json.revision);
+  });
+
+  it('protects the whole list against homographs and its top bucket against everything', () => {
+    expect(protectedDomains()).toEqual(expect.arrayContaining(['airbnb.com', 'booking.com', 'zillow.com', 'asos.com']));
+    expect(BUILT_IN_SITES.has('wikipedia.org')).toBe(true);
+    expect(skeletonOnlySites().has('zybang.com')).toBe(true);
+    expect(BUILT_IN_SITES.has('zybang.com')).toBe(false);
   });
 });

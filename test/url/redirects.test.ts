@@ -60,3 +60,69 @@ describe('policy redirect hosts', () => {
     expect(analyzeUrl('https://idp.example.org/authorize?next=https://www.example.org/home', strict).verdict).toBe('allow');
   });
 });
+
+describe('redirect decoys (issue 12)', () => {
+  it.each([
+    'https://www.google.com/url?q=https%3A%2F%2Fwww.other-site.net%2F&sa=D',
+    'https://www.linkedin.com/redir/redirect?url=https%3A%2F%2Fnews.other-site.org%2F',
+    'https://mail.example.net/c?to=https%3A%2F%2Fdeals.other-site.shop%2F',
+    'https://link.example.net/click?r=https%3A%2F%2Fwww.other-site.net%2Fsale',
+    'https://go.example.net/out?link=https://www.other-site.org/pricing',
+    'https://redirect.example.net/go?r=' + encodeURIComponent(btoa('https://landing.other-site.net/spring')),
+    'https://www.google.com/amp/s/www.other-site.net/article',
+  ])('warns and names the target: %s', (url) => {
+    const a = analyzeUrl(url, policy);
+    expect(a.verdict).toBe('warn');
+    const offsite = a.findings.find((f) => f.code === UrlFinding.redirectOffsite);
+    expect(offsite?.severity).toBe('warning');
+    expect(offsite?.message).toMatch(/other-site\./);
+  });
+
+  it.each([
+    'https://www.google.com/url?q=https://paypa1.com/login&sa=D',
+    'https://app.example.net/r?to=javascript:alert(document.cookie)',
+    'https://t.example.net/track?link=https%3A%2F%2Faccounts.google.com%40signin-verify.net%2F',
+    'https://redirect.example.net/go?r=' + encodeURIComponent(btoa('https://g00gle.com/signin')),
+    'https://portal.example.net/logout?continue=https://coinbase-wallet-help.com/',
+  ])('blocks a target that would itself be blocked: %s', (url) => {
+    const a = analyzeUrl(url, policy);
+    expect(a.verdict).toBe('block');
+    expect(a.findings.map((f) => f.code)).toContain(UrlFinding.redirectUnsafe);
+  });
+
+  it('leaves a search query, a same-site target and a relative path alone', () => {
+    expect(analyzeUrl('https://www.google.com/search?q=paypal+login+help', policy).verdict).toBe('allow');
+    expect(analyzeUrl('https://github.com/login?return_to=%2Fsettings%2Ftokens', policy).verdict).toBe('allow');
+    expect(analyzeUrl('https://accounts.google.com/ServiceLogin?continue=https%3A%2F%2Fmail.google.com%2Fmail%2F', policy).verdict).toBe('allow');
+  });
+});
+
+describe('URL shorteners and open redirectors (issue 12)', () => {
+  it.each(['https://bit.ly/3xYzAbC', 'https://tinyurl.com/y7u8ewlr', 'https://t.co/AbC123xyZ9', 'https://lnkd.in/gXyZ12k'])('%s warns that the target cannot be shown', (url) => {
+    const a = analyzeUrl(url, policy);
+    expect(a.verdict).toBe('warn');
+    expect(a.findings.find((f) => f.code === UrlFinding.shortener)?.message).toMatch(/cannot be shown/);
+  });
+
+  it('does not warn about the shortener\'s own home page', () => {
+    expect(analyzeUrl('https://bit.ly/', policy).findings.map((f) => f.code)).not.toContain(UrlFinding.shortener);
+  });
+
+  it('says so when a redirect target is itself a shortener', () => {
+    const a = analyzeUrl('https://www.google.com/amp/s/tinyurl.com/y7u8ewlr', policy);
+    expect(a.findings.find((f) => f.code === UrlFinding.redirectOffsite)?.message).toMatch(/tinyurl\.com.*cannot be shown/);
+  });
+});
+
+describe('the redirect_uri of an authorization request and per-server redirect hosts (issue 12)', () => {
+  const request = 'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&redirect_uri=https%3A%2F%2Fcollector.other-site.net%2Fcb&state=abc&scope=repo';
+  it('is information without a policy', () => {
+    expect(analyzeUrl(request, policy).verdict).toBe('allow');
+  });
+
+  it('blocks only through the redirect hosts of the server\'s policy', () => {
+    const document = parsePolicy({ servers: { github: { url: { redirectHosts: ['prflow.dev'] } } } });
+    expect(analyzeUrl(request, document.forServer('github')).verdict).toBe('block');
+    expect(analyzeUrl(request, document.forServer('other')).verdict).toBe('allow');
+  });
+});

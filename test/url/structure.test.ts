@@ -177,3 +177,16 @@ describe('policy allowed hosts', () => {
     expect(codes('https://example.com.evil.net/', allowed)).toContain(UrlFinding.hostNotAllowed);
   });
 });
+
+describe('delimiter look-alikes inside the host (issue 12)', () => {
+  it.each(['paypal.com\u2215account.verify-center.net', 'github.com\u2571login.session-sync.io', 'paypal\uA789443.account-check.net', 'www.paypal\u0589com', 'secure.chase\u00B7com', 'binance\u2219com', 'login\u02F8microsoftonline.com', 'facebook.com\u30CEsecurity.page-appeal.com'])('%s', (host) => {
+    const url = `https://${host}/signin`;
+    expect(verdict(url)).toBe('block');
+    expect(codes(url)).toContain(UrlFinding.hostDelimiterLookalike);
+  });
+
+  it('allows Catalan l·l under .cat and katakana inside Japanese labels', () => {
+    expect(codes('https://col\u00B7legi.cat/')).not.toContain(UrlFinding.hostDelimiterLookalike);
+    expect(codes('https://\u30DD\u30B1\u30E2\u30F3.com/')).not.toContain(UrlFinding.hostDelimiterLookalike);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * The optimised `analyzeUrl` against the reference engine kept in `test/url/reference/` (a copy of
+ * the straightforward implementation of the same rules): identical results, findings and display
+ * included, on every corpus URL and on a fuzzing corpus of mutated URLs, under policies with and
+ * without extra protected domains (issue 17: caches, pre-filters and gates must not change a verdict).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parsePolicy, type Policy } from '../../src/policy/index.js';
+import { analyzeUrl } from '../../src/url/index.js';
+import { analyzeUrl as referenceAnalyzeUrl } from './reference/url/index.js';
+import { runCount } from '../properties/runs.js';
+
+const CORPORA = new URL('../../../shared/corpora/', import.meta.url);
+const FIXTURES = new URL('../../fixtures/urls/', import.meta.url);
+
+function jsonlUrls(dir: URL): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) out.push(...jsonlUrls(new URL(`${entry.name}/`, dir)));
+    else if (entry.name.endsWith('.jsonl')) {
+      for (const line of readFileSync(new URL(entry.name, dir), 'utf8').split('\n')) if (line.trim() !== '') out.push((JSON.parse(line) as { url: string }).url);
+    }
+  }
+  return out;
+}
+
+function corpusHosts(): string[] {
+  if (!existsSync(CORPORA)) return [];
+  const hosts: string[] = [];
+  for (const file of ['legit-domains.txt', 'legit-hosts-umbrella.txt', 'legit-idn.txt']) {
+    const path = new URL(file, CORPORA);
+    if (!existsSync(path)) continue;
+    for (const raw of readFileSync(path, 'utf8').split('\n')) {
+      const line = raw.trim();
+      if (line !== '' && !line.startsWith('#')) hosts.push(line.split('\t')[0]!.trim());
+    }
+  }
+  return hosts;
+}
+
+const TAILS = ['/', '/path?q=1#f', '/login?next=https%3A%2F%2Fother.example.net%2F', '/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz', '/a/b;jsessionid=0123456789abcdef0123', '#access_token=abc123&state=x', '/track?address=1+Main+St&zip=94043'];
+
+/** Made-up brand-like registrable domains (fixed seed): a policy's own protected list. */
+function syntheticDomains(count: number): string[] {
+  const syllables = ['ka', 'lo', 'mi', 'ner', 'tor', 'va', 'zen', 'qui', 'bra', 'dex', 'flo', 'gra', 'hy', 'jun', 'pli', 'rus', 'sol', 'tri', 'ul', 'wex'];
+  const tlds = ['com', 'net', 'io', 'co.uk', 'de', 'app', 'bank'];
+  const out = new Set<string>();
+  let seed = 0x9e3779b1;
+  const next = (n: number): number => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return seed % n;
+  };
+  while (out.size < count) {
+    let label = '';
+    for (let p = 2 + next(3); p > 0; p--) label += syllables[next(syllables.length)];
+    out.add(`${label}.${tlds[next(tlds.length)]}`);
+  }
+  return [...out];
+}
+
+const POLICY_DOMAINS = syntheticDomains(300);
+const POLICIES: readonly (readonly [string, Policy])[] = [
+  ['default', parsePolicy({}).base],
+  ['300 protected domains', parsePolicy({ url: { protectedDomains: POLICY_DOMAINS } }).base],
+  ['allow and redirect lists', parsePolicy({ url: { allowedHosts: ['example.com', 'github.com'], redirectHosts: ['example.net'] } }).base],
+];
+
+function sameResults(urls: readonly string[], policy: Policy): string[] {
+  const differences: string[] = [];
+  for (const url of urls) {
+    const a = analyzeUrl(url, policy);
+    const b = referenceAnalyzeUrl(url, policy);
+    if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`${JSON.stringify(url).slice(0, 160)}\n  new: ${JSON.stringify(a.findings.map((f) => f.code))} ${a.verdict}\n  ref: ${JSON.stringify(b.findings.map((f) => f.code))} ${b.verdict}`);
+    if (differences.length >= 20) break;
+  }
+  return differences;
+}
+
+// Mutations a look-alike or a leak is made of: confusable letters, delimiter look-alikes,
+// joiners, brand tokens (built-in and policy), secret-named parameters, encodings.
+const BRANDS = ['paypal', 'github', 'google', 'microsoft', 'apple', 'coinbase', ...POLICY_DOMAINS.slice(0, 20).map((d) => d.split('.')[0]!)];
+const piece = fc.constantFrom(
+  'а', 'о', 'е', 'і', 'ѕ', 'ӏ', 'ο', 'ν', '0', '1', 'rn', 'vv', '-', '_', '.', '∕', '⁄', '꞉', '·', '。', '–', 'xn--', '%2e', '@', '\\', '\u200b',
+  ...BRANDS, 'login', 'secure', 'support', 'com', 'net', 'co.uk', 'www',
+);
+const tail = fc.constantFrom(...TAILS, '/?token=abc', '/?url=https://paypa1.com/', '/?r=aHR0cHM6Ly9ldmlsLmV4YW1wbGUubmV0Lw==', '/?key=AIzaSyA1234567890abcdefghijklmnopqrstu', '/?client_id=x&redirect_uri=https://a.example.org/cb&state=s');
+const suffix = fc.constantFrom('com', 'net', 'org', 'io', 'co.uk', 'xyz', 'top', 'de', 'pages.dev', 'github.io', 'рф');
+
+/** A deterministic fuzzing corpus: hosts assembled from pieces, plus mutations of real hosts. */
+function fuzzCorpus(realHosts: readonly string[], count: number): string[] {
+  const assembled = fc.tuple(fc.array(piece, { minLength: 1, maxLength: 5 }), suffix, tail).map(([parts, s, t]) => `https://${parts.join('')}.${s}${t}`);
+  const mutated = fc
+    .tuple(fc.nat({ max: Math.max(0, realHosts.length - 1) }), fc.nat({ max: 40 }), piece, tail)
+    .map(([i, at, p, t]) => {
+      const host = realHosts[i] ?? 'example.com';
+      const cut = Math.min(at, host.length);
+      return `https://${host.slice(0, cut)}${p}${host.slice(cut)}${t}`;
+    });
+  const raw = fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.string({ maxLength: 60 }).map((s) => `https://${s}`));
+  return fc.sample(fc.oneof({ weight: 3, arbitrary: assembled }, { weight: 3, arbitrary: mutated }, { weight: 1, arbitrary: raw }), { numRuns: count, seed: 0x12b });
+}
+
+describe('analyzeUrl matches the reference engine', () => {
+  const fixtureUrls = jsonlUrls(FIXTURES);
+  const hosts = corpusHosts();
+  const corpusUrls = hosts.map((h, i) => `https://${h}${TAILS[i % TAILS.length]}`);
+
+  it.each(POLICIES)('on every fixture URL (%s)', (_name, policy) => {
+    expect(fixtureUrls.length).toBeGreaterThan(1000);
+    expect(sameResults(fixtureUrls, policy)).toEqual([]);
+  });
+
+  it.skipIf(hosts.length === 0).each(POLICIES)('on every shared-corpus URL (%s)', (_name, policy) => {
+    expect(sameResults(corpusUrls, policy)).toEqual([]);
+  }, 120_000);
+
+  it.each(POLICIES)('on the fuzzing corpus (%s)', (_name, policy) => {
+    const urls = fuzzCorpus(hosts.length > 0 ? hosts : ['example.com', 'paypal.com', 'münchen.de'], runCount(4000));
+    expect(sameResults(urls, policy)).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,92 @@
+/**
+ * `analyzeUrl`: one URL, one policy, one fixed-shape judgement. Nothing here fetches, resolves
+ * or opens anything. The order matters: canonicalise with the WHATWG parser first (IDNA mapping,
+ * dots, backslashes), then split the canonical host with the PSL, then judge labels and
+ * look-alikes on the Unicode form; the original text is judged too, for what the parser hid.
+ */
+import type { Policy } from '../../../../src/policy/policy.js';
+import { canonicalView, parseUrl, viewOf } from './canonical.js';
+import { findHiddenCharacters, hasLoneSurrogate } from './characters.js';
+import { UrlFinding } from './codes.js';
+import { judgeContent } from './content.js';
+import { buildDisplay, EMPTY_DISPLAY } from './display.js';
+import { Findings, result } from './findings.js';
+import { settingsOf } from './settings.js';
+import { decoyHost, judgeHost, reportBackslash, reportHidden, schemeFinding } from './structure.js';
+import type { UrlAnalysis } from './types.js';
+
+// Printable ASCII without space, `%`, `@` and `\`: nothing hidden, no escapes, no userinfo, no
+// backslash, so the scans of the raw text can all be skipped.
+const PLAIN = /^[\x21-\x24\x26-\x3f\x41-\x5b\x5d-\x7e]*$/;
+const HIDDEN_POSSIBLE = /[^\x21-\x7e]/;
+
+/** How deep redirect targets are followed: the URL, its target and the target's target. */
+const MAX_TARGET_DEPTH = 2;
+
+function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnalysis {
+  const findings = new Findings();
+  const settings = settingsOf(policy);
+  if (typeof input !== 'string') {
+    findings.add(UrlFinding.invalidInput, 'error', `Expected a URL string, got ${input === null ? 'null' : typeof input}.`);
+    return result(findings, EMPTY_DISPLAY);
+  }
+  if (input.length > settings.maxLength) {
+    findings.add(UrlFinding.tooLong, 'error', `The URL is ${input.length} characters long; the policy allows ${settings.maxLength}.`);
+    return result(findings, EMPTY_DISPLAY);
+  }
+  // An input already in canonical form is read as it is (and is `PLAIN`); anything else goes
+  // through the parser below.
+  const canonical = canonicalView(input);
+  // Printable ASCII without spaces holds no surrogate and no hidden character: skip both scans.
+  const plain = canonical !== null || PLAIN.test(input);
+  if (!plain && HIDDEN_POSSIBLE.test(input)) {
+    if (hasLoneSurrogate(input)) {
+      findings.add(UrlFinding.malformedUnicode, 'error', 'The URL contains malformed Unicode (an unpaired surrogate).');
+      return result(findings, EMPTY_DISPLAY);
+    }
+    reportHidden(findings, findHiddenCharacters(input));
+  }
+
+  let url = canonical;
+  if (url === null) {
+    const parsed = parseUrl(input);
+    if (parsed === null) {
+      findings.add(UrlFinding.notAbsolute, 'error', 'Not an absolute URL that a browser would open.');
+      return result(findings, EMPTY_DISPLAY);
+    }
+    url = viewOf(parsed);
+  }
+  if (url.href.length > settings.maxLength) {
+    findings.add(UrlFinding.tooLong, 'error', `Once canonicalised the URL is ${url.href.length} characters long; the policy allows ${settings.maxLength}.`);
+  }
+  const protocol = url.protocol;
+  if (protocol !== 'https:' && protocol !== 'http:') {
+    schemeFinding(findings, settings, protocol.slice(0, -1));
+    return result(findings, buildDisplay(url, { parts: null, unicodeSafe: true }));
+  }
+  if (!plain) reportBackslash(input, findings);
+  const host = judgeHost(url, input, plain, settings, findings);
+  // `PLAIN` input has no `@`, and parsing never adds one: no decoy host to look for.
+  const decoy = plain ? null : decoyHost(url, host.parts?.registrable ?? null, settings.protectedDomains);
+  if (decoy !== null) findings.add(UrlFinding.decoyHost, 'error', `The URL shows ${decoy} after an "@" outside the host, where it reads as the destination; the browser opens ${url.hostname}.`);
+  judgeContent(url, host, settings, findings, (href) => (depth < MAX_TARGET_DEPTH ? analyze(href, policy, depth + 1) : null));
+  return result(findings, buildDisplay(url, host));
+}
+
+/**
+ * Judges a URL an MCP server asks the user to open: `block` for structural problems,
+ * credentials or personal data in it, and look-alikes of protected domains; `warn` for hosts
+ * that must be shown in Punycode and off-site redirects; `allow` otherwise. Never throws.
+ *
+ * @example analyzeUrl('https://pаypal.com/', defaultPolicy.base).verdict // 'block'
+ */
+export function analyzeUrl(url: unknown, policy: Policy): UrlAnalysis {
+  try {
+    return analyze(url, policy);
+  } catch {
+    const findings = new Findings();
+    findings.add(UrlFinding.internalError, 'error', 'The URL could not be analysed; it is blocked rather than shown unchecked.');
+    return result(findings, EMPTY_DISPLAY);
+  }
+}
+

@@ -1,0 +1,155 @@
+/**
+ * What a URL carries in its query, fragment, path and host labels: credentials, personal and
+ * payment data, and redirect targets.
+ */
+import type { Severity } from '../../../../src/protocol/verdict.js';
+import type { UrlView } from './canonical.js';
+import { UrlFinding } from './codes.js';
+import { findAuthorizationResponse, findCredentials, findPreauthenticatedUrl, findSecretInHost } from './credentials.js';
+import type { Findings } from './findings.js';
+import { hostParts, isLocalhostName } from './host.js';
+import { classifyIp } from './ip.js';
+import { findLookalike } from './lookalike.js';
+import { describePart, urlParts, type UrlPart } from './parts.js';
+import { findPersonalData, type PersonalHit } from './personal.js';
+import { isSameOrSubdomain } from './protected.js';
+import { findRedirectTargets, pathRedirectTarget, SHORTENERS, type RedirectTarget } from './redirects.js';
+import type { UrlAnalysis } from './types.js';
+import { hostSet, type Settings } from './settings.js';
+import type { HostJudgement } from './structure.js';
+
+const OAUTH_MARKERS = ['responsetype', 'redirecturi', 'codechallenge', 'scope', 'request', 'requesturi'];
+/** The shortest marker's length: shorter keys (`q`, `id`) skip the list. */
+const MIN_OAUTH_MARKER = 5;
+
+/** An OAuth 2.0 / OIDC authorization request: a `client_id` plus one of its companions. */
+function isOAuthRequest(parts: readonly UrlPart[]): boolean {
+  let clientId = false;
+  let marker = false;
+  for (const p of parts) {
+    if (p.where !== 'query' || p.name === null) continue;
+    if (p.key === 'clientid' || p.key === 'clientkey') clientId = true;
+    else if (p.key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(p.key)) marker = true;
+  }
+  return clientId && marker;
+}
+
+const DATA_WORDS: Record<PersonalHit['kind'], string> = {
+  email: 'an e-mail address',
+  phone: 'a phone number',
+  identity: 'an identity number',
+  'birth-date': 'a date of birth',
+  'ip-address': 'an IP address',
+  location: 'a precise location',
+  'postal-address': 'a postal address',
+  card: 'a payment card number',
+  'card-code': 'a card security code',
+  iban: 'an IBAN',
+  'bank-account': 'a bank account number',
+};
+
+function credentialMessage(where: string, rule: string): string {
+  return `The URL carries a credential in ${where} (${rule}); a URL is logged and shared, so anything in it leaks.`;
+}
+
+export function judgeContent(url: UrlView, host: HostJudgement, settings: Settings, findings: Findings, analyzeTarget: (href: string) => UrlAnalysis | null): void {
+  const preauthenticated = findPreauthenticatedUrl(url.hostname, url.pathname, host.parts?.registrable ?? null);
+  if (preauthenticated !== null) findings.add(UrlFinding.credential, 'error', `The URL is ${preauthenticated.rule}: whoever holds it can use it, so it must not be shown or logged.`);
+  const inHost = findSecretInHost(url.hostname);
+  if (inHost !== null) findings.add(UrlFinding.credential, 'error', credentialMessage('the host name', inHost.rule));
+
+  const parts = urlParts(url);
+  if (parts.length === 0) {
+    judgeRedirects(url, host, settings, findings, parts, false, analyzeTarget);
+    return;
+  }
+  const oauth = isOAuthRequest(parts);
+
+  const response = oauth ? null : findAuthorizationResponse(parts, url.pathname);
+  if (response !== null) {
+    findings.add(UrlFinding.credential, 'error', `The URL is an OAuth authorization response: its ${describePart(response.part!)} is ${response.rule}, a pre-authenticated bearer that whoever opens or sees the URL can redeem.`);
+  }
+  for (const hit of findCredentials(parts, oauth)) {
+    findings.add(UrlFinding.credential, 'error', credentialMessage(hit.part === null ? 'the URL' : describePart(hit.part), hit.rule));
+  }
+  for (const hit of findPersonalData(parts)) {
+    const what = DATA_WORDS[hit.kind];
+    if (hit.payment) {
+      findings.add(UrlFinding.paymentData, 'error', `The URL carries ${what} in ${describePart(hit.part)}; payment data must never travel in a URL.`);
+    } else if (hit.part.key === 'loginhint') {
+      findings.add(UrlFinding.personalData, 'error', `The sign-in link carries ${what} as a login hint; personal data must not travel in an elicitation URL (it is logged and shared).`);
+    } else {
+      findings.add(UrlFinding.personalData, 'error', `The URL carries ${what} in ${describePart(hit.part)}; a URL is logged and shared, so personal data in it leaks.`);
+    }
+  }
+
+  judgeRedirects(url, host, settings, findings, parts, oauth, analyzeTarget);
+}
+
+/** What a redirect target's own analysis found that makes it blocked (http alone does not: native and test clients use it). */
+function blockingReason(analysis: UrlAnalysis): string | null {
+  for (const f of analysis.findings) if (f.severity === 'error' && f.code !== UrlFinding.scheme) return f.message;
+  return null;
+}
+
+function targetWhere(target: RedirectTarget): string {
+  const where = target.part === null ? 'path' : describePart(target.part);
+  return target.encoded ? `${where} (a base64-encoded URL)` : where;
+}
+
+/**
+ * Redirect-like parameters, base64-encoded URLs, a redirector's path target, and shorteners.
+ * Every target is shown and analysed like the URL itself (`analyzeTarget`; null when the
+ * analysis would nest too deep): a target that would be blocked blocks, another site warns, the
+ * `redirect_uri` of an OAuth authorization request is information, and the policy's
+ * `redirectHosts` (per server) turn any other target into a block.
+ */
+function judgeRedirects(url: UrlView, host: HostJudgement, settings: Settings, findings: Findings, parts: readonly UrlPart[], oauth: boolean, analyzeTarget: (href: string) => UrlAnalysis | null): void {
+  const ownSite = host.parts?.registrable ?? null;
+  if (ownSite !== null && SHORTENERS.has(ownSite) && url.pathname.length > 1) {
+    findings.add(UrlFinding.shortener, 'warning', `The link goes through ${ownSite}, a URL shortener or redirector: where it leads cannot be shown before it is opened.`);
+  }
+  const targets = parts.length === 0 ? [] : findRedirectTargets(parts, url.href);
+  const inPath = pathRedirectTarget(host.parts?.label ?? null, url.pathname);
+  if (inPath !== null) targets.push({ kind: 'web', part: null, url: inPath, encoded: false });
+  if (targets.length === 0) return;
+  const redirectSet = settings.redirectHosts.length > 0 ? hostSet(settings.redirectHosts) : null;
+  for (const target of targets) {
+    const where = targetWhere(target);
+    if (target.kind === 'script') {
+      findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to a "${target.scheme}:" URL, which runs code or opens local data instead of a web page.`);
+      continue;
+    }
+    const targetHost = target.url.hostname;
+    const ip = classifyIp(targetHost, targetHost);
+    if (isLocalhostName(targetHost) || ip?.loopback === true) {
+      findings.add(UrlFinding.redirectLoopback, 'info', `The ${where} sends the result to this computer (${targetHost}), as native apps do.`);
+      continue;
+    }
+    const targetParts = ip === null ? hostParts(targetHost) : null;
+    if (targetParts !== null && targetParts.registrable !== null && targetParts.registrable === ownSite) continue;
+    if (redirectSet !== null && !isSameOrSubdomain(targetHost, redirectSet)) {
+      findings.add(UrlFinding.redirectNotAllowed, 'error', `The ${where} points to ${targetHost}, which is not in the policy's redirect hosts.`);
+      continue;
+    }
+    if (ip !== null || (targetParts !== null && (targetParts.registrable === null || !targetParts.knownSuffix))) {
+      findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which is not a registrable domain.`);
+      continue;
+    }
+    const lookalike = targetParts !== null && targetParts.registrable !== null ? findLookalike(targetParts, settings.protectedDomains) : null;
+    if (lookalike !== null && lookalike.severity === 'error') {
+      findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which imitates ${lookalike.target}.`);
+      continue;
+    }
+    const analysis = analyzeTarget(target.url.href);
+    const reason = analysis === null ? null : blockingReason(analysis);
+    if (reason !== null) {
+      findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which would itself be blocked: ${reason}`);
+      continue;
+    }
+    const severity: Severity = oauth && target.part?.key === 'redirecturi' ? 'info' : 'warning';
+    const shown = analysis?.display.host ?? targetHost;
+    const hop = analysis !== null && analysis.findings.some((f) => f.code === UrlFinding.shortener) ? ' (a URL shortener: its final target cannot be shown)' : '';
+    findings.add(UrlFinding.redirectOffsite, severity, `The ${where} sends you on to another site: ${shown}${hop}.`);
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * Personal and payment data in a URL (the MCP spec forbids end-user PII in URL-mode elicitation
+ * URLs): e-mail addresses (also `%40`-encoded, quoted, `(at)`-obfuscated or base64-encoded),
+ * phone numbers in E.164 or common national formats, identity numbers, birth dates, addresses
+ * and locations under their usual parameter names, card numbers (issuer prefix and Luhn), IBANs
+ * (mod 97) and bank account numbers.
+ *
+ * Plain digit strings are IDs far more often than phone or card numbers, so without a `+`,
+ * separators, a checksum or a telling parameter name they pass.
+ */
+import { parse } from 'tldts';
+import type { UrlPart } from './parts.js';
+
+export type PersonalKind = 'email' | 'phone' | 'identity' | 'birth-date' | 'ip-address' | 'location' | 'postal-address';
+export type PaymentKind = 'card' | 'iban' | 'bank-account' | 'card-code';
+
+export type PersonalHit = { readonly part: UrlPart; readonly kind: PersonalKind; readonly payment: false } | { readonly part: UrlPart; readonly kind: PaymentKind; readonly payment: true };
+
+const EMAIL = /(?:"[^"\r\n]{1,64}"|[A-Za-z0-9._%+-]{1,64})(?:@|\s?[([]at[)\]]\s?)((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})(?![A-Za-z0-9-])/gi;
+const EMAIL_HINT = /@|[([]at[)\]]/i;
+const HINT_CHARACTER = /[@([]/;
+const ICANN = { allowPrivateDomains: false, extractHostname: false, detectIp: false, validateHostname: false } as const;
+/** Reserved names (RFC 2606, RFC 6761) that test and internal addresses use. */
+const RESERVED_TLDS = new Set(['example', 'test', 'invalid', 'localhost', 'local', 'internal']);
+
+const EMAIL_NAMES = new Set(['email', 'emailaddress', 'mail', 'useremail', 'mailaddress', 'loginhint', 'username', 'user', 'login']);
+const PHONE_NAMES = new Set(['phone', 'phonenumber', 'phoneno', 'tel', 'telephone', 'mobile', 'mobilenumber', 'mobilephone', 'msisdn', 'cell', 'cellphone', 'whatsapp', 'sms', 'fax']);
+const IDENTITY_NAMES = new Set([
+  'ssn', 'socialsecuritynumber', 'nationalid', 'nationalidnumber', 'nationalidentifier', 'nino', 'nin', 'tin', 'taxid', 'taxpayerid',
+  'taxnumber', 'passport', 'passportnumber', 'passportno', 'driverslicense', 'driverlicense', 'licensenumber', 'idnumber', 'idcard',
+  'personalnumber', 'personnummer', 'cpf', 'aadhaar', 'pesel', 'dni', 'nie', 'nif', 'curp', 'steuerid', 'sozialversicherungsnummer',
+]);
+const BIRTH_NAMES = new Set(['dob', 'dateofbirth', 'birthdate', 'birthday', 'bday', 'geburtsdatum']);
+const IP_NAMES = new Set(['ip', 'ipaddress', 'ipaddr', 'clientip', 'userip', 'remoteip']);
+const LOCATION_NAMES = new Set(['geo', 'latlng', 'latlon', 'location', 'coords', 'coordinates', 'position', 'gps']);
+/** The name lists above are disjoint, so one lookup tells which value check a name calls for. */
+const NAMED_KINDS: ReadonlyMap<string, Exclude<PersonalKind, 'phone'>> = new Map([
+  ...Array.from(EMAIL_NAMES, (name) => [name, 'email'] as const),
+  ...Array.from(IDENTITY_NAMES, (name) => [name, 'identity'] as const),
+  ...Array.from(BIRTH_NAMES, (name) => [name, 'birth-date'] as const),
+  ...Array.from(IP_NAMES, (name) => [name, 'ip-address'] as const),
+  ...Array.from(LOCATION_NAMES, (name) => [name, 'location'] as const),
+]);
+if (NAMED_KINDS.size !== EMAIL_NAMES.size + IDENTITY_NAMES.size + BIRTH_NAMES.size + IP_NAMES.size + LOCATION_NAMES.size) {
+  throw new Error('personal.ts: a parameter name is in two name lists');
+}
+const CARD_NAMES = new Set(['card', 'cardnumber', 'cardno', 'cc', 'ccnumber', 'ccnum', 'pan', 'creditcard', 'creditcardnumber']);
+const CARD_CODE_NAMES = new Set(['cvc', 'cvv', 'cvv2', 'cvc2', 'csc', 'securitycode', 'cardcode']);
+const BANK_NAMES = new Set(['iban', 'accountnumber', 'bankaccount', 'bankaccountnumber', 'acctnumber', 'accountno', 'routingnumber', 'aba', 'sortcode', 'bsb']);
+
+// `+` and a country code, then 7 to 14 more digits with optional separators.
+const E164 = /(?<![\w+])\+[1-9](?:[\s.()-]{0,2}\d){7,14}(?![\w])/;
+// North American: (415) 555-2671, 415-555-2671, 415.555.2671 (separators required).
+const NANP = /(?<![\w.-])\(?[2-9]\d{2}\)?[\s.-]\d{3}[\s.-]\d{4}(?![\w.-])/;
+// Trunk-prefix national numbers grouped by spaces or hyphens: 06 12 34 56 78, 020 7946 0958.
+const NATIONAL = /(?<![\w.-])0\d{1,4}(?:[\s-]\d{2,4}){2,4}(?![\w.-])/;
+const PHONE_VALUE = /^[\s+().-]*(?:\d[\s().-]*){7,15}$/;
+const IP_VALUE = /^(?:\d{1,3}\.){3}\d{1,3}$|^[0-9a-f:]*:[0-9a-f:]+$/i;
+const COORDINATES = /-?\d{1,3}\.\d{3,}\s*,\s*-?\d{1,3}\.\d{3,}/;
+const CARD_CANDIDATE = /^(?:\d[ -]?){12,18}\d$/;
+const CARD_GROUPED = /^\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}$|^\d{4}([ -])\d{6}\2\d{5}$/;
+const IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
+const BASE64 = /^[A-Za-z0-9+/_-]{16,1024}={0,2}$/;
+
+function digitCount(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) n++;
+  }
+  return n;
+}
+
+function emailDomainOk(domain: string): boolean {
+  const lower = domain.toLowerCase();
+  const tld = lower.slice(lower.lastIndexOf('.') + 1);
+  if (RESERVED_TLDS.has(tld)) return true;
+  const parsed = parse(lower, ICANN);
+  return parsed.isIcann === true && parsed.domain !== null;
+}
+
+function hasEmail(value: string): boolean {
+  // Every value passes here: without an `@`, `(` or `[` there is no hint to look for.
+  if (!HINT_CHARACTER.test(value) || !EMAIL_HINT.test(value)) return false;
+  EMAIL.lastIndex = 0;
+  for (const m of value.matchAll(EMAIL)) if (emailDomainOk(m[1]!)) return true;
+  return false;
+}
+
+/** An e-mail address hidden in base64 (`u=b3BzLXRlYW1AY29ycC5leGFtcGxl`). */
+function hasEncodedEmail(value: string): boolean {
+  // `BASE64` needs 16 characters: most values are shorter and skip the regex.
+  if (value.length < 16 || !BASE64.test(value)) return false;
+  let decoded: string;
+  try {
+    const b64 = value.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
+    decoded = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  } catch {
+    return false;
+  }
+  return /^[\x20-\x7e]+$/.test(decoded) && hasEmail(decoded);
+}
+
+function hasPhone(part: UrlPart): boolean {
+  const text = part.literal;
+  if (text.length < 7 || digitCount(text) < 7) return false;
+  if (PHONE_NAMES.has(part.key) && PHONE_VALUE.test(part.value)) return true;
+  const e164 = E164.exec(text);
+  if (e164 !== null && digitCount(e164[0]) >= 8) return true;
+  if (NANP.test(text)) return true;
+  const national = NATIONAL.exec(text);
+  return national !== null && digitCount(national[0]) >= 9;
+}
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 0x30;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/** Issuer prefixes of the major card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay). */
+function cardIssuer(digits: string): boolean {
+  const two = Number(digits.slice(0, 2));
+  const four = Number(digits.slice(0, 4));
+  return digits[0] === '4' || (two >= 51 && two <= 55) || (four >= 2221 && four <= 2720) || two === 34 || two === 37 || four === 6011 || two === 65 || two === 35 || two === 36 || two === 38 || two === 62 || (four >= 3000 && four <= 3059);
+}
+
+function isCardNumber(value: string): boolean {
+  if (!CARD_CANDIDATE.test(value)) return false;
+  const digits = value.replace(/[ -]/g, '');
+  return digits.length >= 13 && digits.length <= 19 && cardIssuer(digits) && luhn(digits);
+}
+
+function isIban(value: string): boolean {
+  if (value.length < 15) return false;
+  const compact = value.replace(/\s/g, '').toUpperCase();
+  if (!IBAN.test(compact)) return false;
+  const rearranged = compact.slice(4) + compact.slice(0, 4);
+  let remainder = 0;
+  for (const ch of rearranged) {
+    const n = ch >= 'A' ? ch.charCodeAt(0) - 55 : ch.charCodeAt(0) - 48;
+    remainder = n >= 10 ? (remainder * 100 + n) % 97 : (remainder * 10 + n) % 97;
+  }
+  return remainder === 1;
+}
+
+function payment(part: UrlPart): PaymentKind | null {
+  const key = part.key;
+  const value = part.value.length > 0 && (part.value.charCodeAt(0) <= 0x20 || part.value.charCodeAt(part.value.length - 1) <= 0x20) ? part.value.trim() : part.value;
+  if (value.length < 3) return null;
+  if (part.where !== 'path' || part.name !== null) {
+    // A bare run of digits is an id far more often than a card: only a card-like name or
+    // card-style grouping (`4242 4242 4242 4242`) makes it a card number.
+    if ((CARD_NAMES.has(key) || CARD_GROUPED.test(value)) && isCardNumber(value)) return 'card';
+    if (CARD_CODE_NAMES.has(key) && /^\d{3,4}$/.test(value)) return 'card-code';
+    if (isIban(value)) return 'iban';
+    if (BANK_NAMES.has(key) && digitCount(value) >= 6) return 'bank-account';
+  }
+  return null;
+}
+
+// Parameter names of a postal address (street and house number) in the languages of the web;
+// names of other "addresses" (e-mail, IP, MAC, wallets, web pages) are not postal.
+const ADDRESS_NAME = /(?:address|addr\d?|street|strasse|strase|adresse|adres|direccion|indirizzo|straat|endereco|calle|rue|ulica|adresa|osoite|gatuadress)(?:line)?\d?$|^(?:address|addr|street|strasse|adresse|direccion|indirizzo|straat|endereco)/;
+const NOT_POSTAL = /email|mail|^ip|ipaddr|ipaddress|mac|wallet|web|url|btc|eth|contract|server|host|bitcoin|node|link|site|hex|memory|bluetooth|ens|deposit|token|ldap|dns|remote|from$|proxy/;
+// A street address: a house number and a street word (`1600 Amphitheatre Parkway`, `Damrak 1`,
+// `221B Baker Street`), as one line of text.
+const STREET_VALUE = /(?:^|[\s,])\d{1,6}[A-Za-z]?(?:[\s,]|$)/;
+const LETTER_WORD = /\p{L}{3,}/u;
+
+function isPostalAddress(part: UrlPart): boolean {
+  const key = part.key;
+  if (key.length < 3 || !ADDRESS_NAME.test(key) || NOT_POSTAL.test(key)) return false;
+  const value = part.value.trim();
+  return value.length >= 5 && value.length <= 200 && STREET_VALUE.test(value) && LETTER_WORD.test(value);
+}
+
+function personal(part: UrlPart): PersonalKind | null {
+  const value = part.value;
+  if (hasEmail(value)) return 'email';
+  if (part.name !== null && isPostalAddress(part)) return 'postal-address';
+  switch (part.key === '' ? undefined : NAMED_KINDS.get(part.key)) {
+    case 'email':
+      if (/.@./.test(value)) return 'email';
+      break;
+    case 'identity':
+      if (/[0-9]/.test(value) && value.replace(/[^A-Za-z0-9]/g, '').length >= 4) return 'identity';
+      break;
+    case 'birth-date':
+      if (digitCount(value) >= 4) return 'birth-date';
+      break;
+    case 'ip-address':
+      if (IP_VALUE.test(value.trim())) return 'ip-address';
+      break;
+    case 'location':
+      if (COORDINATES.test(value)) return 'location';
+      break;
+    case undefined:
+      break;
+  }
+  if (hasPhone(part)) return 'phone';
+  if (hasEncodedEmail(value)) return 'email';
+  return null;
+}
+
+/** The parts of a URL that hold personal or payment data. */
+export function findPersonalData(parts: readonly UrlPart[]): PersonalHit[] {
+  const hits: PersonalHit[] = [];
+  for (const part of parts) {
+    const pay = payment(part);
+    if (pay !== null) {
+      hits.push({ part, kind: pay, payment: true });
+      continue;
+    }
+    const kind = personal(part);
+    if (kind !== null) hits.push({ part, kind, payment: false });
+  }
+  return hits;
+}

@@ -1,0 +1,211 @@
+/**
+ * String distances for typosquat detection: one edit or one swap (Chromium's
+ * `IsEditDistanceAtMostOne`, `HasOneCharacterSwap`), Chromium's false-positive exclusions, a
+ * typing model that tells a typo from another word, a phonetic key, and the hashed
+ * deletion neighbourhood that finds one-edit candidates without scanning the protected list.
+ */
+
+/** Levenshtein distance ≤ 1 in O(n) (Chromium `IsEditDistanceAtMostOne`). */
+export function editDistanceAtMostOne(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  let j = 0;
+  let edits = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      i++;
+      j++;
+      continue;
+    }
+    if (++edits > 1) return false;
+    if (a.length > b.length) i++;
+    else if (b.length > a.length) j++;
+    else {
+      i++;
+      j++;
+    }
+  }
+  if (i < a.length || j < b.length) edits++;
+  return edits <= 1;
+}
+
+/** Exactly one swap of two adjacent characters (`githbu` / `github`). */
+export function hasOneSwap(a: string, b: string): boolean {
+  if (a.length !== b.length || a.length < 2) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (i >= a.length - 1) return false;
+  return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+}
+
+const KEYBOARD_ROWS = ['1234567890', 'qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
+const KEYBOARD_NEIGHBOURS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
+  const map = new Map<string, Set<string>>();
+  KEYBOARD_ROWS.forEach((row, r) => {
+    for (let c = 0; c < row.length; c++) {
+      const near = new Set<string>();
+      const add = (rr: number, cc: number): void => {
+        const ch = KEYBOARD_ROWS[rr]?.[cc];
+        if (ch !== undefined) near.add(ch);
+      };
+      add(r, c - 1);
+      add(r, c + 1);
+      add(r - 1, c);
+      add(r - 1, c + 1);
+      add(r + 1, c - 1);
+      add(r + 1, c);
+      map.set(row[c]!, near);
+    }
+  });
+  return map;
+})();
+// Letters that read alike in most fonts, beyond what the skeleton and the ASCII fold map.
+const SIMILAR = new Set(['il', 'li', 'ij', 'ji', 'lj', 'jl', 'ce', 'ec', 'uv', 'vu', 'oa', 'ao', 'nh', 'hn']);
+
+export function lookAlikeLetters(a: string, b: string): boolean {
+  return SIMILAR.has(a + b);
+}
+
+function nearOrSimilar(a: string, b: string): boolean {
+  return KEYBOARD_NEIGHBOURS.get(a)?.has(b) === true || SIMILAR.has(a + b);
+}
+
+/**
+ * Chromium's `IsLikelyEditDistanceFalsePositive` on the labels: only the suffix differs, only a
+ * numeric suffix differs, the change is at the first character (`hank`/`tank`, unless the two
+ * letters look alike: `lcloud`), or a hyphen.
+ */
+export function isLikelyEditDistanceFalsePositive(label: string, target: string): boolean {
+  if (label === target) return true;
+  if (label.replace(/[0-9]+$/, '') === target.replace(/[0-9]+$/, '')) return true;
+  if (label.length === target.length) {
+    if (label.slice(1) === target.slice(1) && !lookAlikeLetters(label[0]!, target[0]!)) return true;
+  } else if (label.length < target.length ? label === target.slice(1) : label.slice(1) === target) {
+    return true;
+  }
+  if (label.length !== target.length) {
+    const [longer, shorter] = label.length > target.length ? [label, target] : [target, label];
+    let k = 0;
+    while (k < shorter.length && longer[k] === shorter[k]) k++;
+    if (longer[k] === '-') return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a one-edit difference between `label` and the protected `target` is a typo a person
+ * makes or misreads (a neighbouring key, a look-alike letter, a doubled or dropped letter, a
+ * plural `s`), rather than another word: `tiktokv`, `slackb` (a letter appended) and `googl`
+ * (the last letter dropped) name other things far more often than they squat.
+ */
+export function isPlausibleTypo(label: string, target: string): boolean {
+  let i = 0;
+  while (i < label.length && i < target.length && label[i] === target[i]) i++;
+  if (label.length === target.length) return nearOrSimilar(label[i]!, target[i]!);
+  if (label.length === target.length + 1) {
+    // An extra character at i.
+    const extra = label[i]!;
+    const before = label[i - 1];
+    const after = label[i + 1];
+    if (i === 0) return false;
+    if (after === undefined) return extra === before || extra === 's';
+    return extra === before || extra === after || nearOrSimilar(extra, before!) || nearOrSimilar(extra, after);
+  }
+  // A dropped character at i: anywhere but the first; the last only when it was doubled (`whatsap`).
+  if (i === 0) return false;
+  return i < target.length - 1 || target[i] === target[i - 1];
+}
+
+/**
+ * A spelling-by-sound key: `ph`→`f`, `ck`→`k`, `ks`/`cs`→`x`, soft `c`→`s`, `z`→`s`
+ * (`salesforse`, `dropboks`, `amason` read as the brand).
+ */
+export function phoneticKey(label: string): string {
+  // Most labels hold no sound-alike spelling: return them as they are without copying, and copy
+  // the others in runs between the places a rule applies.
+  let at = firstPhoneticChange(label, 0);
+  if (at < 0) return label;
+  let out = '';
+  let copied = 0;
+  while (at >= 0) {
+    out += label.slice(copied, at);
+    const ch = label.charCodeAt(at);
+    const next = at + 1 < label.length ? label.charCodeAt(at + 1) : -1;
+    if (ch === 0x70) {
+      out += 'f'; // ph
+      copied = at + 2;
+    } else if ((ch === 0x63 || ch === 0x6b) && (next === 0x73 || next === 0x6b)) {
+      out += next === 0x73 ? 'x' : 'k'; // cs, ks, ck
+      copied = at + 2;
+    } else {
+      out += 's'; // ce, ci, cy, z
+      copied = at + 1;
+    }
+    at = firstPhoneticChange(label, copied);
+  }
+  return out + label.slice(copied);
+}
+
+/** Where a rule of `phoneticKey` first applies at or after `from` (`ph`, `cs`, `ks`, `ck`, `ce`/`ci`/`cy`, `z`), or -1. */
+function firstPhoneticChange(label: string, from: number): number {
+  for (let i = from; i < label.length; i++) {
+    const c = label.charCodeAt(i);
+    if (c === 0x7a) return i;
+    if ((c === 0x70 || c === 0x63 || c === 0x6b) && i + 1 < label.length) {
+      const next = label.charCodeAt(i + 1);
+      if (c === 0x70 ? next === 0x68 : c === 0x6b ? next === 0x73 : next === 0x73 || next === 0x6b || next === 0x65 || next === 0x69 || next === 0x79) return i;
+    }
+  }
+  return -1;
+}
+
+export const HASH_BASE = 131;
+export const MAX_HASHED = 253;
+const POWERS: Int32Array = (() => {
+  const p = new Int32Array(MAX_HASHED + 1);
+  p[0] = 1;
+  for (let i = 1; i <= MAX_HASHED; i++) p[i] = Math.imul(p[i - 1]!, HASH_BASE);
+  return p;
+})();
+const PREFIX = new Int32Array(MAX_HASHED + 1);
+/** Output buffer of `neighbourhoodHashes`, reused (the engine is synchronous). */
+export const HASHES = new Int32Array(MAX_HASHED + 1);
+
+/** The polynomial hash of `text` (the first value `neighbourhoodHashes` writes). */
+export function keyHash(text: string): number {
+  let h = 0;
+  const n = Math.min(text.length, MAX_HASHED);
+  for (let i = 0; i < n; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  return h & 0x3fffffff;
+}
+
+/**
+ * Polynomial hashes (mod 2^32, masked to 30 bits so they stay small integers) of `text` and of
+ * `text` with each single character removed, in O(n) and without building the strings, written
+ * to `HASHES`; returns how many. Two strings within one edit or one swap share a hash of this
+ * neighbourhood; collisions only add candidates, which are verified.
+ *
+ * With `filter` (a bit per hash, indexed like `hashFilterHas`), only the hashes whose bit is set
+ * are written, in the same order: a lookup that nearly every hash misses then reads none back.
+ */
+export function neighbourhoodHashes(text: string, filter?: Uint32Array): number {
+  const n = Math.min(text.length, MAX_HASHED);
+  PREFIX[0] = 0;
+  for (let i = 0; i < n; i++) PREFIX[i + 1] = (Math.imul(PREFIX[i]!, HASH_BASE) + text.charCodeAt(i)) | 0;
+  const full = PREFIX[n]!;
+  let count = 0;
+  let hash = full & 0x3fffffff;
+  if (filter === undefined || hashFilterHas(filter, hash)) HASHES[count++] = hash;
+  for (let i = 0; i < n; i++) {
+    const tail = n - 1 - i;
+    const after = (full - Math.imul(PREFIX[i + 1]!, POWERS[tail]!)) | 0;
+    hash = ((Math.imul(PREFIX[i]!, POWERS[tail]!) + after) | 0) & 0x3fffffff;
+    if (filter === undefined || hashFilterHas(filter, hash)) HASHES[count++] = hash;
+  }
+  return count;
+}
+
+/** The bit of `hash` in a filter of `filter.length` (a power of two) 32-bit words. */
+export function hashFilterHas(filter: Uint32Array, hash: number): boolean {
+  return (filter[(hash >>> 5) & (filter.length - 1)]! & (1 << (hash & 31))) !== 0;
+}
