@@ -6,6 +6,7 @@ import { benchFlood, printFlood } from './flood.bench.js';
 import { benchForm, printForm } from './form.bench.js';
 import { benchLedger, printLedger } from './ledger.bench.js';
 import { printPairs } from './harness.js';
+import { benchDurable, POSTGRES_BENCH_ENV, printDurable } from './postgres.bench.js';
 import { benchProxy, printProxy } from './proxy.bench.js';
 import { benchSdk } from './sdk.bench.js';
 import { benchUrlRows, urlBenchUnavailable } from './url.bench.js';
@@ -24,4 +25,6 @@ printLedger(await benchLedger());
 printProxy(await benchProxy());
 printFlood(await benchFlood());
 printForm(await benchForm());
+// PostgreSQL beside SQLite when a database is given (scripts/with-postgres.sh npm run bench).
+printDurable(process.env[POSTGRES_BENCH_ENV] ? await benchDurable(process.env[POSTGRES_BENCH_ENV]!) : null);
 if (notMeasured.length > 0) console.log(`\nnot measured in this run: ${notMeasured.join('; ')}`);

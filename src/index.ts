@@ -31,6 +31,7 @@ export {
 export type { FlowView, OpenTicket } from './core/flows.js';
 export { acceptOriginalOperation, type Lineage } from './lineage/index.js';
 export { MemoryLedger, SqliteLedger, type Ledger } from './ledger/index.js';
+export { PostgresLedger, openLedger, parseLedgerSpec, type PostgresLedgerOptions, type OpenLedgerOptions, type LedgerLocation } from './ledger/index.js';
 export { FLOW_STATES, TRANSITIONS, type FlowState, type FlowTrigger, type NavigationRecord, type ConsentReceipt, type BusinessReceipt } from './flow/index.js';
 
 // policy

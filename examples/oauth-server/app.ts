@@ -80,7 +80,7 @@ export async function startExample(config: ExampleConfig): Promise<RunningExampl
         if (secret === null) {
           const id = sessionId();
           if (id === undefined) throw new Error('this tool needs a Streamable HTTP session');
-          const params = connect.issueUrlElicitation({ subject, session: id, purpose: `Connect your ${connect.providerName} account so this server can act for you.` });
+          const params = await connect.issueUrlElicitation({ subject, session: id, purpose: `Connect your ${connect.providerName} account so this server can act for you.` });
           completions.register({ elicitationId: params.elicitationId, sessionId: id, subject, notify: server.server.createElicitationCompletionNotifier(params.elicitationId) });
           throw urlElicitationRequired([params], { allowHttpLoopback: insecure });
         }

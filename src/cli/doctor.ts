@@ -96,6 +96,7 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
   // 3. the ledger
   const ledgerFile = values.ledger === undefined ? defaultLedgerPath(env, home) : resolve(io.cwd, values.ledger);
   if (values.ledger === 'memory') line('warn', 'ledger: "memory": receipts are not durable');
+  else if (values.ledger !== undefined && /^postgres(ql)?:\/\//iu.test(values.ledger)) line('warn', 'ledger: a PostgreSQL URL; doctor checks SQLite ledger files only (see "Running for a team" for the database)');
   else {
     try {
       mkdirSync(dirname(ledgerFile), { recursive: true });

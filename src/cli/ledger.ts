@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { cancelSteps, recoverySteps, type FlowStep } from '../flow/manual.js';
 import { FLOW_STATES, isFlowState, type FlowState } from '../flow/states.js';
-import { SqliteLedger } from '../ledger/sqlite.js';
+import { ledgerExists, openLedger, parseLedgerSpec, type LedgerLocation } from '../ledger/open.js';
 import type { Ledger, StoredNavigation } from '../ledger/types.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
@@ -15,8 +14,10 @@ const HELP = `usage:
   mcp-elicitation-guard ledger cancel ID                          cancel a live flow (→ CANCELLED)
 
 options:
-  --ledger FILE   the ledger file (default: $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite,
-                  or ~/.local/state/mcp-elicitation-guard/ledger.sqlite)
+  --ledger FILE|URL  the ledger file (default: $MCP_GUARD_LEDGER, else
+                  $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite or
+                  ~/.local/state/mcp-elicitation-guard/ledger.sqlite), or a postgres://user@host/db
+                  URL of a ledger shared by many proxies (password from PGPASSWORD or ~/.pgpass)
   --json          machine-readable output on stdout (errors too)
 
 exit codes: 0 done, 1 refused (unknown id, a move the flow does not allow, a concurrent change),
@@ -41,6 +42,7 @@ interface Parsed {
   readonly sub: 'list' | 'show' | 'recover' | 'cancel';
   readonly id: string | null;
   readonly file: string;
+  readonly location: LedgerLocation;
   readonly json: boolean;
   readonly state: FlowState | undefined;
   readonly limit: number | undefined;
@@ -54,7 +56,7 @@ export async function ledgerCommand(argv: readonly string[], io: CliIo): Promise
     return sub === undefined ? Exit.usage : Exit.ok;
   }
   const parsed = parse(argv, io);
-  if (!existsSync(parsed.file)) {
+  if (!ledgerExists(parsed.location)) {
     // Reading must not create a ledger as a side effect: a missing file simply holds nothing.
     if (parsed.sub === 'list') {
       if (parsed.json) writeLine(io.stdout, '[]');
@@ -65,7 +67,7 @@ export async function ledgerCommand(argv: readonly string[], io: CliIo): Promise
   }
   let ledger: Ledger;
   try {
-    ledger = await SqliteLedger.open(parsed.file);
+    ledger = await openLedger(parsed.location);
   } catch (error) {
     return refuse(io, parsed.json, error);
   }
@@ -103,8 +105,15 @@ function parse(argv: readonly string[], io: CliIo): Parsed {
     limit = Number(values.limit);
     if (!/^[0-9]+$/.test(values.limit) || !Number.isSafeInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer');
   }
-  const file = values.ledger !== undefined ? resolve(io.cwd, values.ledger) : defaultLedgerPath(process.env, homedir());
-  return { sub, id: rest[0] ?? null, file, json: values.json === true, state, limit };
+  const env = process.env['MCP_GUARD_LEDGER'];
+  const spec = values.ledger ?? (env !== undefined && env !== '' ? env : defaultLedgerPath(process.env, homedir()));
+  let location: LedgerLocation;
+  try {
+    location = spec === 'memory' ? parseLedgerSpec(resolve(io.cwd, spec), io.cwd) : parseLedgerSpec(spec, io.cwd);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return { sub, id: rest[0] ?? null, file: location.display, location, json: values.json === true, state, limit };
 }
 
 async function list(ledger: Ledger, parsed: Parsed, io: CliIo): Promise<number> {

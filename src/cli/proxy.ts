@@ -9,7 +9,7 @@ import { HttpUpstream } from '../adapters/proxy/http.js';
 import { ElicitationProxy } from '../adapters/proxy/proxy.js';
 import { createGuard } from '../core/guard.js';
 import { MemoryLedger } from '../ledger/memory.js';
-import { SqliteLedger } from '../ledger/sqlite.js';
+import { openLedger, parseLedgerSpec } from '../ledger/open.js';
 import type { Ledger } from '../ledger/types.js';
 import { defaultPolicy, loadPolicy } from '../policy/policy.js';
 import { nearest } from '../policy/suggest.js';
@@ -26,8 +26,12 @@ through the guard. stdout carries only the protocol; diagnostics go to stderr.
 options:
   --policy FILE        policy file (default: the built-in production policy)
   --server KEY         the server's key in the policy's "servers" overrides
-  --ledger FILE        SQLite ledger (default: $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite);
-                       "memory" keeps receipts in memory only
+  --ledger FILE|URL    SQLite ledger (default: $XDG_STATE_HOME/mcp-elicitation-guard/ledger.sqlite),
+                       a postgres://user@host/db URL shared by many proxies (the password from
+                       PGPASSWORD or ~/.pgpass), or "memory" to keep receipts in memory only;
+                       default also from MCP_GUARD_LEDGER
+  --session-key KEY    lineage scope shared with other proxies on the same ledger: each original
+                       operation's final answer is accepted at most once between them
   --audit FILE         append the redacted audit log (JSON Lines) to FILE
   --subject ID         the verified user subject recorded in navigation records
   --upstream-url URL   a Streamable HTTP server instead of a child process
@@ -43,6 +47,7 @@ const OPTIONS = {
   ledger: { type: 'string' },
   audit: { type: 'string' },
   subject: { type: 'string' },
+  'session-key': { type: 'string' },
   'upstream-url': { type: 'string' },
   'log-level': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -121,13 +126,16 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
         (keys.length === 0 ? 'the policy has no "servers" entries: add one, e.g. "servers": { ' + JSON.stringify(values.server) + ': {} }' : `its keys: ${keys.map((k) => JSON.stringify(k)).join(', ')}`),
     );
   }
-  const ledger = await openLedger(values.ledger, io, log);
+  // A ledger the proxy cannot start with is said whatever the log level.
+  const ledger = await openProxyLedger(values.ledger ?? nonEmpty((io.env ?? process.env)['MCP_GUARD_LEDGER']), io, (line) => (line.includes('cannot use the ledger') ? writeLine(io.stderr, line) : log(line)));
+  if (ledger === null) return Exit.usage;
   const audit: AuditLog | null = values.audit === undefined ? null : createAuditLog(resolve(io.cwd, values.audit));
   let proxy: ElicitationProxy | null = null;
   const guard = createGuard({
     policy,
     ...(values.server === undefined ? {} : { server: values.server }),
     ...(values.subject === undefined ? {} : { subject: values.subject }),
+    ...(values['session-key'] === undefined ? {} : { sessionKey: values['session-key'] }),
     ledger,
     onEvent: (event: GuardEvent) => {
       audit?.write(event);
@@ -158,17 +166,36 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
   }
 }
 
-async function openLedger(option: string | undefined, io: ProxyIo, log: (line: string) => void): Promise<Ledger> {
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The proxy's ledger. A SQLite file that cannot be opened falls back to memory with a line on
+ * stderr (the host keeps working). A PostgreSQL URL connects lazily: while the database cannot be
+ * reached, the proxy runs and every URL elicitation fails closed (`E_LEDGER_UNAVAILABLE`) until it
+ * answers again; a PostgreSQL ledger that cannot be used at all (no pg installed, a newer schema)
+ * stops the proxy (null), since a silent memory fallback would break at-most-once across proxies.
+ */
+async function openProxyLedger(option: string | undefined, io: ProxyIo, log: (line: string) => void): Promise<Ledger | null> {
   if (option === 'memory') return new MemoryLedger();
-  const file = option === undefined ? defaultLedgerPath(io.env ?? process.env, homedir()) : resolve(io.cwd, option);
+  const location = parseLedgerSpec(option ?? defaultLedgerPath(io.env ?? process.env, homedir()), io.cwd);
+  if (location.kind === 'postgres') {
+    try {
+      const ledger = await openLedger(location, { lazy: true });
+      const health = (ledger as { health?: () => { up: boolean; reason: string | null } }).health?.();
+      if (health !== undefined && !health.up) log(`mcp-elicitation-guard proxy: the ledger at ${location.display} cannot be reached yet (${health.reason ?? 'unknown'}); URL elicitations fail closed until it answers`);
+      return ledger;
+    } catch (error) {
+      log(`mcp-elicitation-guard proxy: cannot use the ledger at ${location.display}: ${(error as Error).message}`);
+      return null;
+    }
+  }
   try {
-    const { mkdirSync } = await import('node:fs');
-    const { dirname } = await import('node:path');
-    mkdirSync(dirname(file), { recursive: true });
-    return await SqliteLedger.open(file);
+    return await openLedger(location, { createDirectories: true });
   } catch (error) {
     // The guard must not stop a host from working because receipts cannot be made durable: it says so.
-    log(`mcp-elicitation-guard proxy: cannot open the SQLite ledger ${file} (${(error as Error).message}); receipts are kept in memory only`);
+    log(`mcp-elicitation-guard proxy: cannot open the SQLite ledger ${location.target} (${(error as Error).message}); receipts are kept in memory only`);
     return new MemoryLedger();
   }
 }

@@ -43,6 +43,14 @@ export interface GuardOptions {
   readonly ledger?: Ledger;
   /** The verified user subject (e.g. the `sub` of the host's identity), recorded in every navigation. */
   readonly subject?: string;
+  /**
+   * The scope of this guard's lineage keys (the `session` of business receipts). Default: random,
+   * unique to this guard. Guards given the same key and one shared ledger (replicas serving one
+   * host conversation, a host restarted with the same conversation id) accept the final answer of
+   * each original operation at most once between them; the others withhold theirs with
+   * `E_ALREADY_ACCEPTED`. 1 to 200 characters; not a secret.
+   */
+  readonly sessionKey?: string;
 }
 
 /** A read-only view of the negotiated session. */
@@ -115,7 +123,10 @@ class GuardCore implements Guard {
     this.#onEvent = options.onEvent;
     this.#subject = options.subject ?? null;
     this.#session = new Session(this.policy, this.#clock);
-    this.#sessionId = Buffer.from(this.#random(12)).toString('base64url');
+    if (options.sessionKey !== undefined && (typeof options.sessionKey !== 'string' || options.sessionKey.length < 1 || options.sessionKey.length > 200)) {
+      throw new GuardError(GuardCode.input, 'sessionKey must be a string of 1 to 200 characters');
+    }
+    this.#sessionId = options.sessionKey ?? Buffer.from(this.#random(12)).toString('base64url');
     this.#hasLedger = options.ledger !== undefined;
     this.#flows = new FlowBook({
       policy: this.policy,
@@ -546,7 +557,7 @@ class GuardCore implements Guard {
           this.#countAcceptance(lineage);
           return forward(response);
         },
-        () => this.#withhold(response, 'the business receipt could not be written'),
+        () => this.#withhold(response, 'the business receipt could not be written (the ledger is unavailable), so the answer is not accepted', GuardCode.ledgerUnavailable),
       ),
     );
   }
@@ -558,10 +569,10 @@ class GuardCore implements Guard {
     this.#metrics.maxAcceptancesPerLineage = this.#acceptances.max;
   }
 
-  #withhold(response: JsonRpcResult | JsonRpcError, reason: string): Decision {
+  #withhold(response: JsonRpcResult | JsonRpcError, reason: string, code: string = GuardCode.alreadyAccepted): Decision {
     const id = response.id as JsonRpcId;
-    const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
-    return forward(errorResponse(id, RpcCode.internalError, `The client-side guard withheld this answer: ${reason}.`, { code: GuardCode.alreadyAccepted }), [event]);
+    const event = this.#event({ type: 'response.withheld', code, requestId: id, reason });
+    return forward(errorResponse(id, RpcCode.internalError, `The client-side guard withheld this answer: ${reason}.`, { code }), [event]);
   }
 
   #onInitializeResponse(response: JsonRpcResult | JsonRpcError): Decision {

@@ -26,6 +26,12 @@ export const ConnectCode = {
   vaultFailed: 'E_CONNECT_VAULT_FAILED',
   completionFailed: 'E_CONNECT_COMPLETION_FAILED',
   notFound: 'E_CONNECT_NOT_FOUND',
+  /** The callback came from a browser other than the one that opened the connect page. */
+  otherBrowser: 'E_CONNECT_OTHER_BROWSER',
+  /** The provider's token is for another account than the one this server expects for the user. */
+  accountMismatch: 'E_CONNECT_ACCOUNT_MISMATCH',
+  /** The flow was ended by an earlier refused callback. */
+  flowRetired: 'E_CONNECT_FLOW_RETIRED',
 } as const;
 
 export type ConnectCode = (typeof ConnectCode)[keyof typeof ConnectCode];
@@ -56,6 +62,8 @@ export type ConnectEvent =
       readonly expectedSubject: string | null;
       /** A fixed description, or the provider's OAuth error code: never a value from the request. */
       readonly reason: string;
+      /** True when the refusal ended the flow (its state burned, its reason recorded). */
+      readonly retired: boolean;
     });
 
 export type ConnectEventType = ConnectEvent['type'];

@@ -17,9 +17,11 @@ import { z } from 'zod';
 import { createNavigation, matchesStateNonce } from '../flow/records.js';
 import { sha256Hex, shortDigest } from '../protocol/digest.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
+import { bindingCookie, clearBindingCookie, hasBinding } from './browser-binding.js';
 import { ConnectCode, type ConnectAudit, type ConnectEvent } from './connect-audit.js';
 import { page } from './connect-pages.js';
-import { MemoryConnectFlowStore, type ConnectFlow, type ConnectFlowStore } from './connect-store.js';
+import { MemoryConnectFlowStore, type Awaitable, type ConnectFlow, type ConnectFlowStore } from './connect-store.js';
+import { isSecureOrLoopback } from './loopback.js';
 import type { SecretVault, StoredSecret } from './vault-types.js';
 
 /** The third-party authorization server and this server's registration with it. */
@@ -64,8 +66,19 @@ export interface ConnectServiceOptions {
   readonly onComplete?: (completion: ConnectCompletion) => void | Promise<void>;
   /** How long an elicitation stays open when `issueUrlElicitation` gives no `ttl`: 10 minutes. */
   readonly defaultTtlMs?: number;
-  /** Lets the provider and this server use plain HTTP: local development and tests only. */
+  /**
+   * Lets the provider and this server use plain HTTP, on loopback hosts only (`localhost`,
+   * `127.0.0.0/8`, `[::1]`): local development and tests. A non-loopback `http` URL is refused at
+   * construction, and so is a non-loopback `http` endpoint in the provider's metadata.
+   */
   readonly allowInsecureRequests?: boolean;
+  /**
+   * The provider account (its `sub`) this MCP user must connect, when the server knows it (the MCP
+   * authorization server and the provider are one identity provider, or a directory links them).
+   * Given a value, a token whose `sub` (from the ID token, else userinfo) differs is refused and
+   * never stored. `null`/`undefined`: any account the user signs in to at the provider is accepted.
+   */
+  readonly providerSubjectFor?: (subject: string) => Awaitable<string | null | undefined>;
 }
 
 export interface IssueUrlElicitationInput {
@@ -95,11 +108,23 @@ export interface UrlElicitationParams {
   readonly message: string;
 }
 
-/** What a connect page or callback request comes to; `connectHandler` turns it into HTTP. */
+/**
+ * What a connect page or callback request comes to; `connectHandler` turns it into HTTP.
+ * `cookies` are `Set-Cookie` values to send (the browser binding of a connect attempt, or its removal).
+ */
 export type ConnectOutcome =
-  | { readonly kind: 'redirect'; readonly location: string }
-  | { readonly kind: 'completed'; readonly elicitationId: string }
-  | { readonly kind: 'refused'; readonly status: number; readonly code: ConnectCode; readonly title: string; readonly message: string };
+  | { readonly kind: 'redirect'; readonly location: string; readonly cookies?: readonly string[] }
+  | { readonly kind: 'completed'; readonly elicitationId: string; readonly cookies?: readonly string[] }
+  | {
+      readonly kind: 'refused';
+      readonly status: number;
+      readonly code: ConnectCode;
+      readonly title: string;
+      readonly message: string;
+      /** True when this refusal ended the flow: the user starts again from the tool. */
+      readonly retired?: boolean;
+      readonly cookies?: readonly string[];
+    };
 
 /** Counters a server can export as metrics. Monotonic within a service's life. */
 export interface ConnectMetrics {
@@ -110,6 +135,15 @@ export interface ConnectMetrics {
    * the one signed in on the callback. Must stay 0.
    */
   readonly crossSubjectBindings: number;
+  /**
+   * Invariant: tokens stored from a callback that came from a browser other than the one that
+   * opened the connect page (without the attempt's binding cookie). Must stay 0.
+   */
+  readonly bindingsByOtherBrowser: number;
+  /** Callbacks refused because they came from another browser or replayed a spent state. */
+  readonly callbackReplayRefused: number;
+  /** Flows ended by a refused callback (state burned, reason recorded). */
+  readonly flowsRetired: number;
 }
 
 /**
@@ -118,6 +152,14 @@ export interface ConnectMetrics {
  */
 export function isCrossSubjectBinding(boundTo: string, issuedFor: string, signedIn: string | null): boolean {
   return boundTo !== issuedFor || signedIn !== issuedFor;
+}
+
+/**
+ * Whether the provider account of a token crosses subjects: the server expects `expected` for the
+ * flow's subject (when it knows it) and the token's `sub` is `actual` (when the provider said).
+ */
+export function isCrossAccountBinding(expected: string | null, actual: string | null): boolean {
+  return expected !== null && actual !== expected;
 }
 
 const MAX_TTL_MS = 24 * 60 * 60 * 1000;
@@ -165,7 +207,13 @@ const REFUSAL = {
   audience: () => refused(502, ConnectCode.audienceMismatch, 'Not connected', 'The provider issued a token for another audience. Nothing was connected.'),
   unavailable: () => refused(502, ConnectCode.providerUnavailable, 'Provider unavailable', 'The provider could not be reached. Try again later.'),
   vault: () => refused(500, ConnectCode.vaultFailed, 'Not connected', 'The connection could not be saved. Nothing was connected.'),
+  otherBrowser: () => refused(403, ConnectCode.otherBrowser, 'Wrong browser', 'This sign-in response was opened in a different browser from the one that started the connection. Nothing was connected. If someone asked you for this page\'s address, do not send it.'),
+  accountMismatch: () => refused(403, ConnectCode.accountMismatch, 'Wrong account', 'You signed in to the provider with an account that does not belong to this user. Nothing was connected.'),
+  retired: () => refused(410, ConnectCode.flowRetired, 'Connection stopped', 'This connection was stopped after a refused attempt. Nothing was connected. Ask your assistant to start again.'),
 } as const;
+
+/** Appended to a refusal that ended the flow. */
+const START_AGAIN = ' This connection has been stopped; to connect, ask your assistant to start again.';
 
 /**
  * Issues URL elicitations bound to a verified user and runs their OAuth flows.
@@ -193,8 +241,9 @@ export class ConnectService {
   readonly #onComplete: ((completion: ConnectCompletion) => void | Promise<void>) | null;
   readonly #defaultTtlMs: number;
   readonly #insecure: boolean;
+  readonly #providerSubjectFor: ((subject: string) => Awaitable<string | null | undefined>) | null;
   #server: Promise<oauth.AuthorizationServer> | null = null;
-  readonly #metrics = { tokensBound: 0, crossSubjectBindings: 0 };
+  readonly #metrics = { tokensBound: 0, crossSubjectBindings: 0, bindingsByOtherBrowser: 0, callbackReplayRefused: 0, flowsRetired: 0 };
 
   constructor(options: ConnectServiceOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -205,8 +254,11 @@ export class ConnectService {
     const redirect = new URL(options.provider.redirectUri);
     const issuer = new URL(options.provider.issuer);
     for (const [what, url] of [['baseUrl', this.#baseUrl], ['provider.redirectUri', redirect], ['provider.issuer', issuer]] as const) {
-      if (url.protocol !== 'https:' && !this.#insecure) throw configError(`${what} must use https (set allowInsecureRequests for local development only)`);
+      if (url.protocol === 'https:') continue;
+      if (!this.#insecure) throw configError(`${what} must use https (set allowInsecureRequests for local development on a loopback host only)`);
+      if (!isSecureOrLoopback(url)) throw configError(`${what} uses plain http on ${JSON.stringify(url.hostname)}, which is not a loopback host: allowInsecureRequests is for localhost, 127.0.0.0/8 and [::1] only; use https everywhere else`);
     }
+    if (options.providerSubjectFor !== undefined && typeof options.providerSubjectFor !== 'function') throw configError('providerSubjectFor must be a function');
     if (redirect.origin !== this.#baseUrl.origin) throw configError('provider.redirectUri must be on the same origin as baseUrl: the callback must be server-owned');
     if (redirect.search !== '' || redirect.hash !== '') throw configError('provider.redirectUri must have no query or fragment');
     if (this.#baseUrl.search !== '' || this.#baseUrl.hash !== '') throw configError('baseUrl must have no query or fragment');
@@ -225,6 +277,7 @@ export class ConnectService {
     this.#audit = options.audit ?? null;
     this.#onComplete = options.onComplete ?? null;
     this.#defaultTtlMs = options.defaultTtlMs ?? 10 * 60 * 1000;
+    this.#providerSubjectFor = options.providerSubjectFor ?? null;
   }
 
   /** The service's counters (a copy). */
@@ -235,15 +288,16 @@ export class ConnectService {
   /**
    * Opens a connect flow for a verified subject and returns the URL-mode elicitation params. The URL
    * is `<baseUrl>/connect/<opaque id>`: no credential, no personal data, nothing pre-authenticated.
+   * Resolves once the flow is in the store, so a durable store has it before the URL goes out.
    */
-  issueUrlElicitation(input: IssueUrlElicitationInput): UrlElicitationParams {
+  async issueUrlElicitation(input: IssueUrlElicitationInput): Promise<UrlElicitationParams> {
     if (typeof input.subject !== 'string' || input.subject.trim() === '') throw new GuardError(GuardCode.subjectRequired, 'a URL elicitation needs the verified user subject from the MCP authorization');
     if (typeof input.purpose !== 'string' || input.purpose.trim() === '') throw new GuardError(GuardCode.input, 'a URL elicitation needs a purpose (its message)');
     if (input.target !== undefined && input.target !== this.providerName) throw new GuardError(GuardCode.input, `this service connects to ${JSON.stringify(this.providerName)}, not ${JSON.stringify(String(input.target).slice(0, 60))}`);
     const ttlMs = input.ttl ?? this.#defaultTtlMs;
     if (!Number.isSafeInteger(ttlMs) || ttlMs < 1 || ttlMs > MAX_TTL_MS) throw new GuardError(GuardCode.input, 'ttl must be a whole number of milliseconds between 1 and 24 hours');
     const now = this.#clock();
-    this.#store.sweep(now);
+    await this.#store.sweep(now);
     const flow: ConnectFlow = {
       id: this.#token(FLOW_ID_BYTES),
       elicitationId: `el_${Buffer.from(this.#bytes(ELICITATION_ID_BYTES)).toString('hex')}`,
@@ -254,8 +308,10 @@ export class ConnectService {
       expiresAt: now + ttlMs,
       status: 'pending',
       attempt: null,
+      retiredReason: null,
+      endedAt: null,
     };
-    this.#store.add(flow);
+    await this.#store.add(flow);
     this.#emit({ type: 'connect.issued', at: now, provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), expiresAt: flow.expiresAt });
     const url = new URL(this.#baseUrl);
     url.pathname = this.connectPath + flow.id;
@@ -268,10 +324,11 @@ export class ConnectService {
    */
   async openConnect(flowId: string, subject: string | null): Promise<ConnectOutcome> {
     const now = this.#clock();
-    const flow = this.#store.get(flowId);
+    const flow = await this.#store.get(flowId);
     if (flow === null) return this.#refuse('connect', REFUSAL.unknownFlow(), null, subject, 'no flow with this id');
     if (now >= flow.expiresAt) return this.#refuse('connect', REFUSAL.expired(), flow, subject, 'the flow expired');
     if (flow.status === 'completed') return this.#refuse('connect', REFUSAL.completed(), flow, subject, 'the flow is already complete');
+    if (flow.status === 'retired') return this.#refuse('connect', REFUSAL.retired(), flow, subject, `the flow was retired (${flow.retiredReason ?? 'unknown'})`);
     if (subject === null) return this.#refuse('connect', REFUSAL.unauthenticated(), flow, subject, 'no server session');
     if (subject !== flow.subject) return this.#refuse('connect', REFUSAL.mismatch(), flow, subject, 'the signed-in subject is not the subject the flow was issued for');
 
@@ -299,7 +356,11 @@ export class ConnectService {
       },
       { clock: () => now, random: this.#random },
     );
-    this.#store.startAttempt(flow.id, { navigation: record, codeVerifier });
+    // The browser binding: a random cookie for this browser, only its digest kept with the attempt.
+    const binding = this.#token(32);
+    if (!(await this.#store.startAttempt(flow.id, { navigation: record, codeVerifier, browserBindingDigest: sha256Hex(binding) }))) {
+      return this.#refuse('connect', REFUSAL.retired(), flow, subject, 'the flow ended while the attempt was starting');
+    }
 
     const location = new URL(endpoint);
     location.searchParams.set('response_type', 'code');
@@ -311,57 +372,70 @@ export class ConnectService {
     location.searchParams.set('code_challenge_method', 'S256');
     if (this.#provider.audience !== undefined) location.searchParams.set('resource', this.#provider.audience);
     this.#emit({ type: 'connect.redirected', at: now, provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), navigation: record.id });
-    return { kind: 'redirect', location: location.href };
+    return { kind: 'redirect', location: location.href, cookies: [bindingCookie(flow.id, binding, flow.expiresAt - now, this.#cookieOptions())] };
+  }
+
+  #cookieOptions(): { path: string; secure: boolean } {
+    return { path: this.callbackPath, secure: this.#baseUrl.protocol === 'https:' };
   }
 
   /**
    * The OAuth callback: `query` is the redirect URI's query, `subject` who the server's own session
-   * says the browser belongs to. On success the tokens are in the vault under (flow subject, provider).
+   * says the browser belongs to, `cookieHeader` the request's `Cookie` header (it carries the
+   * attempt's browser binding). On success the tokens are in the vault under (flow subject,
+   * provider). Any refusal for a known flow retires it: the state is burned before the first
+   * check, the reason is recorded, and a code from a refused callback is never redeemed (or, when
+   * a check after the exchange fails, its token is never stored and is revoked where possible).
    */
-  async handleCallback(query: URLSearchParams, subject: string | null): Promise<ConnectOutcome> {
+  async handleCallback(query: URLSearchParams, subject: string | null, cookieHeader: string | null = null): Promise<ConnectOutcome> {
     const state = query.get('state');
     if (state === null || state === '' || query.getAll('state').length !== 1) return this.#refuse('callback', REFUSAL.stateMissing(), null, subject, 'no single state parameter');
     const digest = sha256Hex(state);
-    const seen = this.#store.peekState(digest);
-    switch (seen.kind) {
-      case 'used':
-        return this.#refuse('callback', REFUSAL.stateReplayed(), null, subject, 'the state was already redeemed or superseded');
+    // Taken at once: whatever happens next, this state can be used no more.
+    const taken = await this.#store.takeState(digest);
+    switch (taken.kind) {
+      case 'used': {
+        this.#metrics.callbackReplayRefused += 1;
+        const owner = taken.flowId === null ? null : await this.#store.get(taken.flowId);
+        if (owner !== null && owner.status === 'pending') return this.#refuseAndRetire(REFUSAL.stateReplayed(), owner, subject, 'the state was already redeemed, refused or superseded');
+        return this.#refuse('callback', REFUSAL.stateReplayed(), owner, subject, 'the state was already redeemed, refused or superseded');
+      }
       case 'unknown':
         return this.#refuse('callback', REFUSAL.stateUnknown(), null, subject, 'no live flow has this state');
       case 'live':
         break;
       default:
-        return assertNever(seen);
+        return assertNever(taken);
     }
-    const flow = seen.flow;
+    const flow = taken.flow;
+    const attempt = flow.attempt;
     const now = this.#clock();
-    if (now >= flow.expiresAt) {
-      this.#store.takeState(digest);
-      return this.#refuse('callback', REFUSAL.expired(), flow, subject, 'the flow expired');
-    }
+    if (now >= flow.expiresAt) return this.#refuseAndRetire(REFUSAL.expired(), flow, subject, 'the flow expired');
     if (flow.status === 'completed') return this.#refuse('callback', REFUSAL.completed(), flow, subject, 'the flow is already complete');
-    if (subject === null) return this.#refuse('callback', REFUSAL.unauthenticated(), flow, subject, 'no server session');
-    // A mismatch leaves the state live: a stranger holding the callback URL must not be able to
-    // spoil the rightful user's flow, and cannot complete it either.
-    if (subject !== flow.subject) return this.#refuse('callback', REFUSAL.mismatch(), flow, subject, 'the signed-in subject is not the subject the flow was issued for');
-    const taken = this.#store.takeState(digest);
-    if (taken.kind !== 'live' || taken.flow.attempt === null || !matchesStateNonce(taken.flow.attempt.navigation, state)) {
-      return this.#refuse('callback', REFUSAL.stateReplayed(), flow, subject, 'the state was redeemed concurrently');
+    if (flow.status === 'retired') return this.#refuse('callback', REFUSAL.retired(), flow, subject, 'the flow was retired');
+    if (attempt === null || !matchesStateNonce(attempt.navigation, state)) return this.#refuseAndRetire(REFUSAL.stateReplayed(), flow, subject, 'the state does not match the live attempt');
+    // The browser that opened the connect page, before anything about who is signed in: a callback
+    // URL pasted into another browser (the flow owner's, when the owner is the attacker) ends here.
+    const sameBrowser = hasBinding(cookieHeader, flow.id, attempt.browserBindingDigest, this.#cookieOptions().secure);
+    if (!sameBrowser) {
+      this.#metrics.callbackReplayRefused += 1;
+      return this.#refuseAndRetire(REFUSAL.otherBrowser(), flow, subject, 'the callback came from a browser without this attempt\'s binding cookie');
     }
-    const attempt = taken.flow.attempt;
+    if (subject === null) return this.#refuseAndRetire(REFUSAL.unauthenticated(), flow, subject, 'no server session');
+    if (subject !== flow.subject) return this.#refuseAndRetire(REFUSAL.mismatch(), flow, subject, 'the signed-in subject is not the subject the flow was issued for');
 
     let server: oauth.AuthorizationServer;
     try {
       server = await this.#discover();
     } catch {
-      return this.#refuse('callback', REFUSAL.unavailable(), flow, subject, 'discovery failed');
+      return this.#refuseAndRetire(REFUSAL.unavailable(), flow, subject, 'discovery failed');
     }
     let params: URLSearchParams;
     try {
       params = oauth.validateAuthResponse(server, this.#client, query, state);
     } catch (error) {
-      if (error instanceof oauth.AuthorizationResponseError) return this.#refuse('callback', REFUSAL.providerDenied(), flow, subject, `provider error ${oauthError(error.error)}`);
-      return this.#refuse('callback', REFUSAL.responseInvalid(), flow, subject, `authorization response invalid (${operationCode(error)})`);
+      if (error instanceof oauth.AuthorizationResponseError) return this.#refuseAndRetire(REFUSAL.providerDenied(), flow, subject, `provider error ${oauthError(error.error)}`);
+      return this.#refuseAndRetire(REFUSAL.responseInvalid(), flow, subject, `authorization response invalid (${operationCode(error)})`);
     }
 
     let tokens: oauth.TokenEndpointResponse;
@@ -372,8 +446,8 @@ export class ConnectService {
       });
       tokens = await oauth.processAuthorizationCodeResponse(server, this.#client, response, { requireIdToken: this.#provider.scope.split(/\s+/).includes('openid') });
     } catch (error) {
-      if (error instanceof oauth.ResponseBodyError) return this.#refuse('callback', REFUSAL.tokenRefused(), flow, subject, `token endpoint error ${oauthError(error.error)}`);
-      return this.#refuse('callback', REFUSAL.tokenInvalid(), flow, subject, `token response invalid (${operationCode(error)})`);
+      if (error instanceof oauth.ResponseBodyError) return this.#refuseAndRetire(REFUSAL.tokenRefused(), flow, subject, `token endpoint error ${oauthError(error.error)}`);
+      return this.#refuseAndRetire(REFUSAL.tokenInvalid(), flow, subject, `token response invalid (${operationCode(error)})`);
     }
 
     if (this.#provider.audience !== undefined) {
@@ -383,10 +457,30 @@ export class ConnectService {
         const carrier = new Request(this.#provider.redirectUri, { headers: { authorization: `Bearer ${tokens.access_token}` } });
         await oauth.validateJwtAccessToken(server, carrier, this.#provider.audience, { [oauth.allowInsecureRequests]: this.#insecure });
       } catch (error) {
-        return this.#refuse('callback', REFUSAL.audience(), flow, subject, `access token not for the expected audience (${operationCode(error)})`);
+        await this.#revoke(server, tokens);
+        return this.#refuseAndRetire(REFUSAL.audience(), flow, subject, `access token not for the expected audience (${operationCode(error)})`);
       }
     }
 
+    const providerSubject = await this.#providerSubject(server, tokens);
+    let expectedAccount: string | null = null;
+    try {
+      expectedAccount = this.#providerSubjectFor === null ? null : ((await this.#providerSubjectFor(flow.subject)) ?? null);
+    } catch {
+      await this.#revoke(server, tokens);
+      return this.#refuseAndRetire(REFUSAL.accountMismatch(), flow, subject, 'the expected provider account could not be looked up');
+    }
+    if (isCrossAccountBinding(expectedAccount, providerSubject)) {
+      await this.#revoke(server, tokens);
+      return this.#refuseAndRetire(REFUSAL.accountMismatch(), flow, subject, providerSubject === null ? 'the provider did not say which account the token is for' : 'the token is for another provider account than this user\'s');
+    }
+
+    // Claim the flow before storing: a flow retired or completed meanwhile (another callback,
+    // another instance) never gets this token.
+    if (!(await this.#store.complete(flow.id, this.#clock()))) {
+      await this.#revoke(server, tokens);
+      return this.#refuse('callback', REFUSAL.completed(), flow, subject, 'the flow ended concurrently');
+    }
     const secret: StoredSecret = {
       tokenType: tokens.token_type,
       accessToken: tokens.access_token,
@@ -394,25 +488,27 @@ export class ConnectService {
       ...(tokens.expires_in === undefined ? {} : { expiresAt: now + tokens.expires_in * 1000 }),
       ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
       issuer: server.issuer,
+      ...(providerSubject === null ? {} : { providerSubject }),
     };
     const boundTo = flow.subject;
     try {
       await this.#vault.put(boundTo, this.providerName, secret);
     } catch {
-      return this.#refuse('callback', REFUSAL.vault(), flow, subject, 'the vault refused the token');
+      await this.#revoke(server, tokens);
+      return this.#refuseAndRetire(REFUSAL.vault(), flow, subject, 'the vault refused the token');
     }
     this.#metrics.tokensBound += 1;
-    if (isCrossSubjectBinding(boundTo, taken.flow.subject, subject)) this.#metrics.crossSubjectBindings += 1;
-    if (!this.#store.complete(flow.id)) return this.#refuse('callback', REFUSAL.completed(), flow, subject, 'the flow was completed concurrently');
+    if (isCrossSubjectBinding(boundTo, flow.subject, subject) || isCrossAccountBinding(expectedAccount, providerSubject)) this.#metrics.crossSubjectBindings += 1;
+    if (!hasBinding(cookieHeader, flow.id, attempt.browserBindingDigest, this.#cookieOptions().secure)) this.#metrics.bindingsByOtherBrowser += 1;
     this.#emit({ type: 'connect.completed', at: this.#clock(), provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), scope: tokens.scope ?? null });
     if (this.#onComplete !== null) {
       try {
         await this.#onComplete({ elicitationId: flow.elicitationId, subject: flow.subject, session: flow.session, provider: this.providerName });
       } catch {
-        this.#emit(refusedEvent(this.#clock(), this.providerName, 'completion', { ...REFUSAL.completed(), status: 200, code: ConnectCode.completionFailed }, flow, subject, 'the completion callback failed'));
+        this.#emit(refusedEvent(this.#clock(), this.providerName, 'completion', { ...REFUSAL.completed(), status: 200, code: ConnectCode.completionFailed }, flow, subject, 'the completion callback failed', false));
       }
     }
-    return { kind: 'completed', elicitationId: flow.elicitationId };
+    return { kind: 'completed', elicitationId: flow.elicitationId, cookies: [clearBindingCookie(flow.id, this.#cookieOptions())] };
   }
 
   #discover(): Promise<oauth.AuthorizationServer> {
@@ -420,7 +516,16 @@ export class ConnectService {
       const issuer = new URL(this.#provider.issuer);
       const pending = oauth
         .discoveryRequest(issuer, { algorithm: 'oidc', [oauth.allowInsecureRequests]: this.#insecure })
-        .then((response) => oauth.processDiscoveryResponse(issuer, response));
+        .then((response) => oauth.processDiscoveryResponse(issuer, response))
+        .then((server) => {
+          // allowInsecureRequests lets oauth4webapi talk plain http to any endpoint the metadata
+          // names; hold those to loopback too, as the configured URLs are.
+          for (const key of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint', 'revocation_endpoint'] as const) {
+            const value = server[key];
+            if (typeof value === 'string' && !isSecureOrLoopback(new URL(value))) throw configError(`the provider's ${key} uses plain http on a host that is not loopback`);
+          }
+          return server;
+        });
       // A failed discovery is retried on the next request instead of being remembered.
       pending.catch(() => {
         if (this.#server === pending) this.#server = null;
@@ -431,8 +536,52 @@ export class ConnectService {
   }
 
   #refuse(stage: 'connect' | 'callback', outcome: ConnectOutcome & { kind: 'refused' }, flow: ConnectFlow | null, subject: string | null, reason: string): ConnectOutcome {
-    this.#emit(refusedEvent(this.#clock(), this.providerName, stage, outcome, flow, subject, reason));
+    this.#emit(refusedEvent(this.#clock(), this.providerName, stage, outcome, flow, subject, reason, false));
     return outcome;
+  }
+
+  /**
+   * Refuses a callback for a known flow and ends the flow: its state is burned and the reason is
+   * recorded, so nobody (the attacker who asked for the victim's callback URL included) can try the
+   * same flow again. The rightful user pays one retry; see the README on this trade-off.
+   */
+  async #refuseAndRetire(outcome: ConnectOutcome & { kind: 'refused' }, flow: ConnectFlow, subject: string | null, reason: string): Promise<ConnectOutcome> {
+    let retired = false;
+    try {
+      retired = await this.#store.retire(flow.id, outcome.code, this.#clock());
+    } catch {
+      // The state was taken before any check, so the flow cannot bind even if recording the end failed.
+    }
+    if (retired) this.#metrics.flowsRetired += 1;
+    const ended = { ...outcome, message: outcome.message + START_AGAIN, retired: true, cookies: [clearBindingCookie(flow.id, this.#cookieOptions())] };
+    this.#emit(refusedEvent(this.#clock(), this.providerName, 'callback', ended, flow, subject, reason, true));
+    return ended;
+  }
+
+  /** The provider's word on which account the token is for: the ID token's `sub`, else userinfo's; `null` when neither says. */
+  async #providerSubject(server: oauth.AuthorizationServer, tokens: oauth.TokenEndpointResponse): Promise<string | null> {
+    const claims = oauth.getValidatedIdTokenClaims(tokens);
+    if (claims !== undefined) return claims.sub;
+    if (server.userinfo_endpoint === undefined) return null;
+    try {
+      const response = await oauth.userInfoRequest(server, this.#client, tokens.access_token, { [oauth.allowInsecureRequests]: this.#insecure });
+      return (await oauth.processUserInfoResponse(server, this.#client, oauth.skipSubjectCheck, response)).sub;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Best effort: a token from a refused callback is never stored, and the provider is asked to revoke it. */
+  async #revoke(server: oauth.AuthorizationServer, tokens: oauth.TokenEndpointResponse): Promise<void> {
+    if (server.revocation_endpoint === undefined) return;
+    for (const token of [tokens.refresh_token, tokens.access_token]) {
+      if (token === undefined) continue;
+      try {
+        await oauth.processRevocationResponse(await oauth.revocationRequest(server, this.#client, this.#clientAuth, token, { [oauth.allowInsecureRequests]: this.#insecure }));
+      } catch {
+        // Nothing more to do: the token was never stored and is not used.
+      }
+    }
   }
 
   #emit(event: ConnectEvent): void {
@@ -454,7 +603,7 @@ export class ConnectService {
   }
 }
 
-function refusedEvent(at: number, provider: string, stage: 'connect' | 'callback' | 'completion', outcome: { status: number; code: ConnectCode }, flow: ConnectFlow | null, subject: string | null, reason: string): ConnectEvent {
+function refusedEvent(at: number, provider: string, stage: 'connect' | 'callback' | 'completion', outcome: { status: number; code: ConnectCode }, flow: ConnectFlow | null, subject: string | null, reason: string, retired: boolean): ConnectEvent {
   return {
     type: 'connect.refused',
     at,
@@ -467,6 +616,7 @@ function refusedEvent(at: number, provider: string, stage: 'connect' | 'callback
     subject: subject === null ? null : shortDigest(subject),
     expectedSubject: flow === null ? null : shortDigest(flow.subject),
     reason,
+    retired,
   };
 }
 
@@ -539,8 +689,9 @@ async function route(service: ConnectService, options: ConnectHandlerOptions, re
     }
     outcome = await service.openConnect(flowId, subject);
   } else {
-    outcome = await service.handleCallback(url.searchParams, subject);
+    outcome = await service.handleCallback(url.searchParams, subject, req.headers.cookie ?? null);
   }
+  if (outcome.cookies !== undefined && outcome.cookies.length > 0) res.setHeader('set-cookie', [...outcome.cookies]);
   switch (outcome.kind) {
     case 'redirect':
       redirect(res, outcome.location);

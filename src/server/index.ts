@@ -32,6 +32,7 @@ export {
 export {
   ConnectService,
   connectHandler,
+  isCrossAccountBinding,
   isCrossSubjectBinding,
   type ConnectCompletion,
   type ConnectMetrics,
@@ -43,5 +44,8 @@ export {
   type UrlElicitationParams,
 } from './connect.js';
 export { ConnectCode, createConnectAuditLog, type ConnectAudit, type ConnectAuditLog, type ConnectEvent, type ConnectEventType } from './connect-audit.js';
-export { MemoryConnectFlowStore, type ConnectAttempt, type ConnectFlow, type ConnectFlowStatus, type ConnectFlowStore, type StateLookup } from './connect-store.js';
+export { MemoryConnectFlowStore, type Awaitable, type ConnectAttempt, type ConnectFlow, type ConnectFlowStatus, type ConnectFlowStore, type StateLookup } from './connect-store.js';
+// Durable stores: connect flows that survive a restart, and a vault shared by several instances.
+export { SqliteConnectFlowStore, type SqliteConnectFlowStoreOptions } from './sqlite-store.js';
+export { PostgresConnectFlowStore, PostgresSecretVault, type PostgresStoreOptions } from './postgres-store.js';
 export { createSessionCookie, type SessionCookie, type SessionCookieOptions } from './session-cookie.js';

@@ -72,7 +72,9 @@ export function createSessionCookie(options: SessionCookieOptions): SessionCooki
   };
 }
 
-function cookieValue(header: string | undefined, name: string): string | null {
+/** The value of the one cookie called `name` in a `Cookie` header; `null` when absent or present twice. */
+export function cookieValue(header: string | undefined | null, name: string): string | null {
+  if (header === null) return null;
   if (header === undefined) return null;
   let found: string | null = null;
   for (const part of header.split(';')) {

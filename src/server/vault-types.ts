@@ -14,6 +14,8 @@ export interface StoredSecret {
   readonly scope?: string;
   /** The issuer that granted it (for audit; not secret). */
   readonly issuer: string;
+  /** The provider account it is for (the ID token's or userinfo's `sub`), when the provider said. */
+  readonly providerSubject?: string;
 }
 
 /** Where third-party tokens are stored: keyed by (verified subject, provider). */

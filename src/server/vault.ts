@@ -13,13 +13,13 @@ import type { SecretVault, StoredSecret } from './vault-types.js';
 /** The environment variable `EncryptedFileVault.fromEnv` reads: base64 of 32 random bytes. */
 export const VAULT_KEY_ENV = 'MCP_GUARD_VAULT_KEY';
 
-const KEY_BYTES = 32;
+export const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const FILE_VERSION = 1;
 const AAD_LABEL = 'mcp-elicitation-guard/vault/v1';
 
-function requireName(value: unknown, what: string): string {
+export function requireName(value: unknown, what: string): string {
   if (typeof value !== 'string' || value.length === 0) throw new GuardError(GuardCode.input, `the vault needs a non-empty string ${what}`);
   return value;
 }
@@ -34,7 +34,7 @@ function optionalString(value: unknown, what: string): string | undefined {
  * A frozen copy holding only the fields `StoredSecret` defines, so a caller's extra properties
  * (or a later mutation of its object) never reach storage. Messages name fields, never values.
  */
-function cleanSecret(secret: unknown): StoredSecret {
+export function cleanSecret(secret: unknown): StoredSecret {
   if (typeof secret !== 'object' || secret === null || Array.isArray(secret)) throw new GuardError(GuardCode.input, 'a stored secret must be an object');
   const s = secret as Record<string, unknown>;
   const tokenType = requireName(s['tokenType'], 'tokenType');
@@ -42,6 +42,7 @@ function cleanSecret(secret: unknown): StoredSecret {
   const issuer = requireName(s['issuer'], 'issuer');
   const refreshToken = optionalString(s['refreshToken'], 'refreshToken');
   const scope = optionalString(s['scope'], 'scope');
+  const providerSubject = optionalString(s['providerSubject'], 'providerSubject');
   const expiresAt = s['expiresAt'];
   if (expiresAt !== undefined && (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt))) {
     throw new GuardError(GuardCode.input, 'stored secret field expiresAt must be a finite number of milliseconds when present');
@@ -50,6 +51,7 @@ function cleanSecret(secret: unknown): StoredSecret {
   if (refreshToken !== undefined) clean.refreshToken = refreshToken;
   if (expiresAt !== undefined) clean.expiresAt = expiresAt as number;
   if (scope !== undefined) clean.scope = scope;
+  if (providerSubject !== undefined) clean.providerSubject = providerSubject;
   return Object.freeze(clean);
 }
 
@@ -83,7 +85,7 @@ export class MemorySecretVault implements SecretVault {
 }
 
 /** One sealed record as it sits in the file. Subject and provider are identifiers, not secrets. */
-interface SealedRecord {
+export interface SealedRecord {
   readonly subject: string;
   readonly provider: string;
   readonly iv: string;
@@ -145,7 +147,8 @@ function parseVaultFile(text: string): VaultFile {
   return { version: FILE_VERSION, records };
 }
 
-function seal(key: Buffer, subject: string, provider: string, secret: StoredSecret): SealedRecord {
+/** Seals one secret for (subject, provider): AES-256-GCM, a random 12-byte IV, the pair as AAD. */
+export function seal(key: Buffer, subject: string, provider: string, secret: StoredSecret): SealedRecord {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(aad(subject, provider));
@@ -153,7 +156,8 @@ function seal(key: Buffer, subject: string, provider: string, secret: StoredSecr
   return { subject, provider, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
 }
 
-function unseal(key: Buffer, record: SealedRecord): StoredSecret {
+/** Opens a sealed record; a record moved to another subject or provider, or a wrong key, fails authentication. */
+export function unseal(key: Buffer, record: SealedRecord): StoredSecret {
   let plain: string;
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(record.iv, 'base64'), { authTagLength: TAG_BYTES });

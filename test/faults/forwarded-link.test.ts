@@ -57,7 +57,7 @@ describe('fault: an attacker-forwarded connect link', () => {
     expect(await suite.world.vault.get('mcp|mallory', PROVIDER)).toBeNull();
     expect(alice.notices).toEqual([]);
     expect(mallory.notices).toEqual([]);
-    expect(suite.world.service.metrics()).toEqual({ tokensBound: 0, crossSubjectBindings: 0 });
+    expect(suite.world.service.metrics()).toMatchObject({ tokensBound: 0, crossSubjectBindings: 0, bindingsByOtherBrowser: 0 });
 
     // Alice gives up on it; her host will not retry.
     expect(aliceGuard.cancelFlow(link.elicitationId).state).toBe('CANCELLED');
@@ -72,14 +72,14 @@ describe('fault: an attacker-forwarded connect link', () => {
     expect(await suite.world.vault.get('mcp|alice', PROVIDER)).toBeNull();
     await vi.waitFor(() => expect(mallory.notices).toEqual([link.elicitationId]));
     expect(alice.notices).toEqual([]);
-    expect(suite.world.service.metrics()).toEqual({ tokensBound: 1, crossSubjectBindings: 0 });
+    expect(suite.world.service.metrics()).toMatchObject({ tokensBound: 1, crossSubjectBindings: 0, bindingsByOtherBrowser: 0 });
 
     for (const guard of [aliceGuard, malloryGuard]) invariants.expectGuard(guard);
     invariants.expectService(suite.world.service);
   });
 
   it('a relayed link opened by nobody signed in goes nowhere either', async () => {
-    const link = suite.world.service.issueUrlElicitation({ subject: 'mcp|mallory', purpose: 'Connect TestHub' });
+    const link = await suite.world.service.issueUrlElicitation({ subject: 'mcp|mallory', purpose: 'Connect TestHub' });
     const guard = guardFor('mcp|alice');
     const alice = await connectHost(guard, { configure: suite.world.mcpServer('mcp|alice', 'session-alice-2', () => link) });
     hosts.push(alice);

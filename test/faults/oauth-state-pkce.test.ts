@@ -15,8 +15,8 @@ const { hosts, invariants } = suite;
 
 /** Rewrites the PKCE verifier on its way into the store, as a confused deployment would. */
 class WrongVerifierStore extends MemoryConnectFlowStore {
-  override startAttempt(id: string, attempt: ConnectAttempt): void {
-    super.startAttempt(id, { ...attempt, codeVerifier: 'v'.repeat(43) });
+  override startAttempt(id: string, attempt: ConnectAttempt): boolean {
+    return super.startAttempt(id, { ...attempt, codeVerifier: 'v'.repeat(43) });
   }
 }
 
@@ -74,7 +74,7 @@ describe('fault: OAuth state and PKCE errors', () => {
     const result = await host.client.callTool({ name: 'connect', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: `connected to ${PROVIDER} for mcp|alice` }]);
     expect(guard.metrics()).toMatchObject({ completionsDelivered: 1, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1 });
-    expect(suite.world.service.metrics()).toEqual({ tokensBound: 1, crossSubjectBindings: 0 });
+    expect(suite.world.service.metrics()).toMatchObject({ tokensBound: 1, crossSubjectBindings: 0, bindingsByOtherBrowser: 0, flowsRetired: 0 });
     invariants.expectGuard(guard);
     invariants.expectService(suite.world.service);
   });
@@ -92,7 +92,11 @@ describe('fault: OAuth state and PKCE errors', () => {
     await new Promise((r) => setTimeout(r, 10));
     expect(host.notices).toEqual([]);
     expect(guard.flow(elicitationId)?.state).toBe('OUT_OF_BAND_PENDING');
-    expect(service.metrics()).toEqual({ tokensBound: 0, crossSubjectBindings: 0 });
+    expect(service.metrics()).toMatchObject({ tokensBound: 0, crossSubjectBindings: 0, flowsRetired: 1 });
+    // The refused callback retired the flow: the same callback again binds nothing either.
+    expect((await open(browser, callback.href)).status).toBe(400);
+    expect(lastRefusal()).toBe(ConnectCode.stateReplayed);
+    expect(await suite.world.vault.get('mcp|carol', PROVIDER)).toBeNull();
     invariants.expectGuard(guard);
     invariants.expectService(service);
   });

@@ -43,7 +43,7 @@ describe('fault: a subject mismatch', () => {
     invariants.expectGuard(guard);
   });
 
-  it('refuses the callback when the account switched mid-flow, then binds to Alice when she finishes; one notice, one accepted retry', async () => {
+  it('refuses the callback when the account switched mid-flow and retires the flow; Alice starts again and binds once', async () => {
     const { guard, host, entry, ticket } = await aliceSession('session-a2');
     const browser = suite.world.browserFor('mcp|alice');
     let callback = '';
@@ -53,25 +53,39 @@ describe('fault: a subject mismatch', () => {
     suite.world.signIn(browser, 'mcp|bob');
     const refused = await open(browser, callback);
     expect(refused.status).toBe(403);
-    expect(suite.world.events.at(-1)).toMatchObject({ code: ConnectCode.subjectMismatch, stage: 'callback' });
+    expect(refused.body).toContain('ask your assistant to start again');
+    expect(suite.world.events.at(-1)).toMatchObject({ code: ConnectCode.subjectMismatch, stage: 'callback', retired: true });
     expect(await suite.world.vault.get('mcp|bob', PROVIDER)).toBeNull();
     expect(await suite.world.vault.get('mcp|alice', PROVIDER)).toBeNull();
     expect(host.notices).toEqual([]);
 
-    // Alice signs back in: the state is still live, and the token binds to her.
+    // Alice signs back in: the refused callback ended the flow, so the same callback binds nothing.
     suite.world.signIn(browser as TestBrowser, 'mcp|alice');
-    const done = await open(browser, callback);
-    expect(done.status).toBe(200);
+    const again = await open(browser, callback);
+    expect(again.status).toBe(400);
+    expect(suite.world.events.at(-1)).toMatchObject({ code: ConnectCode.stateReplayed, stage: 'callback' });
+    expect(await suite.world.vault.get('mcp|alice', PROVIDER)).toBeNull();
+    expect(guard.flow(entry.elicitationId)?.state).toBe('OUT_OF_BAND_PENDING');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(host.notices).toEqual([]);
+
+    // She asks her assistant again (a new conversation): a new flow, finished in her browser, binds to her.
+    const fresh = await aliceSession('session-a3');
+    let freshCallback = '';
+    await fresh.guard.openUrl(fresh.ticket, async (url) => void (freshCallback = await suite.world.toCallback(browser, url)));
+    expect((await open(browser, freshCallback)).status).toBe(200);
     expect(await suite.world.vault.get('mcp|alice', PROVIDER)).not.toBeNull();
     expect(await suite.world.vault.get('mcp|bob', PROVIDER)).toBeNull();
-    await vi.waitFor(() => expect(host.notices).toEqual([entry.elicitationId]));
-    expect(guard.flow(entry.elicitationId)?.state).toBe('ERROR_RETRY_ELIGIBLE');
+    await vi.waitFor(() => expect(fresh.host.notices).toEqual([fresh.entry.elicitationId]));
+    expect(host.notices).toEqual([]);
+    expect(fresh.guard.flow(fresh.entry.elicitationId)?.state).toBe('ERROR_RETRY_ELIGIBLE');
 
-    const result = await host.client.callTool({ name: 'connect', arguments: {} });
+    const result = await fresh.host.client.callTool({ name: 'connect', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: `connected to ${PROVIDER} for mcp|alice` }]);
-    expect(guard.metrics()).toMatchObject({ completionsDelivered: 1, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1 });
-    expect(suite.world.service.metrics()).toEqual({ tokensBound: 1, crossSubjectBindings: 0 });
+    expect(fresh.guard.metrics()).toMatchObject({ completionsDelivered: 1, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1 });
+    expect(suite.world.service.metrics()).toMatchObject({ tokensBound: 1, crossSubjectBindings: 0, bindingsByOtherBrowser: 0, flowsRetired: 1 });
     invariants.expectGuard(guard);
+    invariants.expectGuard(fresh.guard);
     invariants.expectService(suite.world.service);
   });
 

@@ -17,6 +17,8 @@ function row(file: string, overrides: Partial<FaultCounters> = {}): FaultCounter
     maxAcceptancesPerLineage: 0,
     tokensBound: 0,
     crossSubjectBindings: 0,
+    bindingsByOtherBrowser: 0,
+    callbackReplayRefused: 0,
     ...overrides,
   };
 }
@@ -35,6 +37,7 @@ describe('suite-wide invariant totals', () => {
     ['sensitiveFieldsLetThrough', 1, /sensitive form field/],
     ['completionNoticesAdvancingUnknown', 1, /completion notice/],
     ['crossSubjectBindings', 1, /across subjects/],
+    ['bindingsByOtherBrowser', 1, /from a browser that did not start the flow/],
     ['maxAcceptancesPerLineage', 2, /accepted 2 times/],
   ] as const)('reports a broken invariant when one file has %s = %i', (key, value, message) => {
     const broken = violations(sumCounters([row('good'), row('bad', { [key]: value })]));

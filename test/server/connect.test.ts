@@ -24,9 +24,9 @@ const BOB = 'mcp|bob';
 class TamperingStore extends MemoryConnectFlowStore {
   tamper: ((attempt: ConnectAttempt) => ConnectAttempt) | null = null;
   readonly verifiers: string[] = [];
-  override startAttempt(id: string, attempt: ConnectAttempt): void {
+  override startAttempt(id: string, attempt: ConnectAttempt): boolean {
     this.verifiers.push(attempt.codeVerifier);
-    super.startAttempt(id, this.tamper === null ? attempt : this.tamper(attempt));
+    return super.startAttempt(id, this.tamper === null ? attempt : this.tamper(attempt));
   }
 }
 
@@ -134,8 +134,8 @@ beforeEach(async () => {
 
 describe('ConnectService with a real oidc-provider', () => {
   it('binds the token to the subject that started the flow and completes once', async () => {
-    const params = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect your TestHub account', session: 'session-1', ttl: 600_000, target: 'testhub' });
-    expect(() => service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect', target: 'otherhub' })).toThrow(/connects to "testhub"/);
+    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect your TestHub account', session: 'session-1', ttl: 600_000, target: 'testhub' });
+    await expect(service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect', target: 'otherhub' })).rejects.toThrow(/connects to "testhub"/);
     expect(params.mode).toBe('url');
     expect(params.message).toBe('Connect your TestHub account');
     const link = new URL(params.url);
@@ -187,44 +187,90 @@ describe('ConnectService with a real oidc-provider', () => {
   });
 
   it('refuses a forwarded link opened by another subject, and the rightful user can still finish', async () => {
-    const params = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const grantsBefore = provider.grants();
     const bob = browserFor(BOB);
     const opened = await open(bob, params.url);
     expect(opened.status).toBe(403);
     expect(opened.body).not.toContain(provider.issuer);
     const refusal = events.at(-1)!;
-    expect(refusal).toMatchObject({ type: 'connect.refused', code: ConnectCode.subjectMismatch, stage: 'connect', status: 403, elicitationId: params.elicitationId });
+    expect(refusal).toMatchObject({ type: 'connect.refused', code: ConnectCode.subjectMismatch, stage: 'connect', status: 403, elicitationId: params.elicitationId, retired: false });
     expect(JSON.stringify(refusal)).not.toContain(BOB);
     expect(provider.grants()).toBe(grantsBefore);
     await expectNothingBound();
 
-    // Bob cannot ride Alice's callback either: he gets hold of her callback URL and opens it.
+    // Opening the connect page starts nothing for Bob, so it cannot spoil Alice's flow: she finishes it.
     const alice = browserFor(ALICE);
-    const callback = await toCallback(alice, params.url);
-    expect((await open(bob, callback)).status).toBe(403);
-    expect(refusals().at(-1)).toBe(ConnectCode.subjectMismatch);
-    await expectNothingBound();
-
-    expect((await open(alice, callback)).status).toBe(200);
+    expect((await open(alice, await toCallback(alice, params.url))).status).toBe(200);
     expect(await vault.get(ALICE, PROVIDER)).not.toBeNull();
     expect(await vault.get(BOB, PROVIDER)).toBeNull();
     storedTokens.push((await vault.get(ALICE, PROVIDER))!.accessToken);
   });
 
+  it('refuses a callback opened in another browser before the subject check, and that ends the flow', async () => {
+    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const alice = browserFor(ALICE);
+    const callback = await toCallback(alice, params.url);
+    const grantsBefore = provider.grants();
+
+    // Bob gets hold of Alice's callback URL and opens it: another browser, refused as such.
+    const bob = browserFor(BOB);
+    const stolen = await open(bob, callback);
+    expect(stolen.status).toBe(403);
+    expect(stolen.body).toContain('different browser');
+    expect(events.at(-1)).toMatchObject({ type: 'connect.refused', code: ConnectCode.otherBrowser, stage: 'callback', retired: true, elicitationId: params.elicitationId });
+    const flowCount = service.metrics().flowsRetired;
+    expect(flowCount).toBe(1);
+    await expectNothingBound();
+    expect(provider.grants()).toBe(grantsBefore);
+
+    // The refusal burned the state: Alice's own callback binds nothing now, and the link is spent.
+    const after = await open(alice, callback);
+    expect(after.status).toBe(400);
+    expect(refusals().at(-1)).toBe(ConnectCode.stateReplayed);
+    expect((await open(alice, params.url)).status).toBe(410);
+    expect(refusals().at(-1)).toBe(ConnectCode.flowRetired);
+    await expectNothingBound();
+    expect(provider.grants()).toBe(grantsBefore);
+    expect(service.metrics()).toMatchObject({ tokensBound: 0, callbackReplayRefused: 2, flowsRetired: 1, bindingsByOtherBrowser: 0 });
+
+    // She starts again: a new flow binds in her browser.
+    const again = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const secondBrowser = browserFor(ALICE);
+    const callback2 = await toCallback(alice, again.url);
+    expect((await open(secondBrowser, callback2)).status).toBe(403);
+    expect(refusals().at(-1)).toBe(ConnectCode.otherBrowser);
+    const third = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    expect((await open(alice, await toCallback(alice, third.url))).status).toBe(200);
+    expect(await vault.get(ALICE, PROVIDER)).not.toBeNull();
+    expect(await vault.get(BOB, PROVIDER)).toBeNull();
+    expect(completions.map((c) => c.elicitationId)).toEqual([third.elicitationId]);
+    storedTokens.push((await vault.get(ALICE, PROVIDER))!.accessToken);
+  });
+
   it('refuses a browser without a server session on the connect page and on the callback', async () => {
-    const params = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const anonymous = browserFor(null);
     expect((await open(anonymous, params.url)).status).toBe(401);
     expect(refusals().at(-1)).toBe(ConnectCode.unauthenticated);
-    const callback = await toCallback(browserFor(ALICE), params.url);
-    expect((await open(anonymous, callback)).status).toBe(401);
-    expect(refusals().at(-1)).toBe(ConnectCode.unauthenticated);
+    // A fresh browser has neither the session nor the binding: refused for the browser first.
+    const alice = browserFor(ALICE);
+    const callback = await toCallback(alice, params.url);
+    expect((await open(anonymous, callback)).status).toBe(403);
+    expect(refusals().at(-1)).toBe(ConnectCode.otherBrowser);
+    await expectNothingBound();
+
+    // The same browser whose session ended meanwhile: the binding is there, the subject is not.
+    const second = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const callback2 = await toCallback(alice, second.url);
+    alice.deleteCookie(appOrigin, 'mcp_session');
+    expect((await open(alice, callback2)).status).toBe(401);
+    expect(events.at(-1)).toMatchObject({ code: ConnectCode.unauthenticated, stage: 'callback', retired: true });
     await expectNothingBound();
   });
 
   it('refuses a missing, a forged and a superseded state', async () => {
-    const params = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const alice = browserFor(ALICE);
     const firstCallback = new URL(await toCallback(alice, params.url));
 
@@ -244,18 +290,21 @@ describe('ConnectService with a real oidc-provider', () => {
     expect(refusals().at(-1)).toBe(ConnectCode.stateMissing);
     await expectNothingBound();
 
-    // Opening the link again starts a new attempt; the first attempt's state is dead.
+    // Opening the link again starts a new attempt; the first attempt's state is dead, and using it
+    // (a refused callback) ends the flow: the newer attempt binds nothing either.
     const secondCallback = await toCallback(alice, params.url);
     expect((await open(alice, firstCallback.href)).status).toBe(400);
-    expect(refusals().at(-1)).toBe(ConnectCode.stateReplayed);
+    expect(events.at(-1)).toMatchObject({ code: ConnectCode.stateReplayed, retired: true });
     await expectNothingBound();
-    expect((await open(alice, secondCallback)).status).toBe(200);
-    expect(completions).toHaveLength(1);
+    expect((await open(alice, secondCallback)).status).toBe(400);
+    expect(events.at(-1)).toMatchObject({ code: ConnectCode.stateReplayed, retired: false });
+    await expectNothingBound();
+    expect(completions).toHaveLength(0);
   });
 
   it('refuses a code redeemed with a wrong PKCE verifier, or with another flow\'s verifier', async () => {
     store.tamper = (attempt) => ({ ...attempt, codeVerifier: 'x'.repeat(43) });
-    const tampered = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const tampered = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const alice = browserFor(ALICE);
     expect((await open(alice, await toCallback(alice, tampered.url))).status).toBe(502);
     expect(refusals().at(-1)).toBe(ConnectCode.tokenRefused);
@@ -264,8 +313,8 @@ describe('ConnectService with a real oidc-provider', () => {
 
     // Two flows of the same user: the second is redeemed with the first one's verifier.
     store.tamper = null;
-    const one = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
-    const two = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const one = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const two = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     await toCallback(alice, one.url);
     const firstVerifier = store.verifiers.at(-1)!;
     store.tamper = (attempt) => ({ ...attempt, codeVerifier: firstVerifier });
@@ -275,18 +324,18 @@ describe('ConnectService with a real oidc-provider', () => {
   });
 
   it('refuses a code redeemed with a different redirect_uri, and never comes back from an unregistered one', async () => {
-    const params = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const alice = browserFor(ALICE);
     const callback = new URL(await toCallback(alice, params.url));
     // A second deployment sharing the flow store but registered with the other redirect URI.
     const other = new ConnectService(options({ provider: { ...options().provider, redirectUri: `${appOrigin}/oauth/other-callback` } }));
-    const outcome = await other.handleCallback(callback.searchParams, ALICE);
+    const outcome = await other.handleCallback(callback.searchParams, ALICE, alice.cookieHeader(appOrigin));
     expect(outcome).toMatchObject({ kind: 'refused', code: ConnectCode.tokenRefused });
     await expectNothingBound();
 
     const unregistered = new ConnectService(options({ provider: { ...options().provider, redirectUri: `${appOrigin}/oauth/unregistered` } }));
     handler = connectHandler(unregistered, { authenticate: (req) => cookie.authenticate(req) });
-    const stray = unregistered.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const stray = await unregistered.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const walk = await alice.follow(stray.url, (next) => next.origin === appOrigin && next.pathname.startsWith('/oauth/'));
     expect(walk.stoppedAt).toBeNull();
     expect(walk.response.status).toBe(400);
@@ -296,7 +345,7 @@ describe('ConnectService with a real oidc-provider', () => {
 
   it('refuses an access token issued for another audience', async () => {
     provider.misdirectAudience = 'https://someone-else.test';
-    const params = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const alice = browserFor(ALICE);
     expect((await open(alice, await toCallback(alice, params.url))).status).toBe(502);
     expect(refusals().at(-1)).toBe(ConnectCode.audienceMismatch);
@@ -304,7 +353,7 @@ describe('ConnectService with a real oidc-provider', () => {
   });
 
   it('refuses an expired flow on the connect page and on the callback', async () => {
-    const params = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub', ttl: 60_000 });
+    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub', ttl: 60_000 });
     const alice = browserFor(ALICE);
     const callback = await toCallback(alice, params.url);
     now += 60_001;
@@ -327,17 +376,25 @@ describe('ConnectService with a real oidc-provider', () => {
 
   it('sends a browser without a session to the login page when one is configured', async () => {
     handler = connectHandler(service, { authenticate: (req) => cookie.authenticate(req), login: (returnTo) => `/login?returnTo=${encodeURIComponent(returnTo)}` });
-    const params = service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
+    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const response = await browserFor(null).get(params.url);
     expect(response.status).toBe(302);
     expect(response.headers.get('location')).toBe(`/login?returnTo=${encodeURIComponent(new URL(params.url).pathname)}`);
   });
 
-  it('rejects configurations that would weaken the binding', () => {
+  it('rejects configurations that would weaken the binding', async () => {
     expect(() => new ConnectService(options({ allowInsecureRequests: false }))).toThrow(/https/);
+    // Insecure development mode is for loopback only: every plain-http URL must be a loopback host.
+    for (const base of ['http://mcp.example.com', 'http://10.0.0.5:3000', 'http://192.168.1.2', 'http://127.0.0.1.nip.io', 'http://localhost.example.com', 'http://[::2]']) {
+      expect(() => new ConnectService(options({ baseUrl: base, provider: { ...options().provider, redirectUri: `${base}/oauth/callback` } }))).toThrow(/not a loopback host/);
+    }
+    expect(() => new ConnectService(options({ provider: { ...options().provider, issuer: 'http://login.example.com' } }))).toThrow(/provider\.issuer uses plain http on "login\.example\.com", which is not a loopback host/);
+    for (const base of ['http://localhost:8080', 'http://127.9.9.9:1', 'http://[::1]:3000']) {
+      expect(() => new ConnectService(options({ baseUrl: base, provider: { ...options().provider, redirectUri: `${base}/oauth/callback` } }))).not.toThrow();
+    }
     expect(() => new ConnectService(options({ provider: { ...options().provider, redirectUri: 'http://127.0.0.2:1/cb' } }))).toThrow(/same origin/);
     expect(() => new ConnectService(options({ provider: { ...options().provider, redirectUri: `${appOrigin}/cb?x=1` } }))).toThrow(/query/);
-    expect(() => service.issueUrlElicitation({ subject: '', purpose: 'Connect' })).toThrow(/verified user subject/);
+    await expect(service.issueUrlElicitation({ subject: '', purpose: 'Connect' })).rejects.toThrow(/verified user subject/);
   });
 
   it('wrote no third-party token to the audit log, a page, or the vault file in the clear', async () => {

@@ -120,11 +120,11 @@ describe('the proxy never breaks the pipe', () => {
   }, 30_000);
 
   it('passes SIGTERM on to the server', async () => {
-    // The server says it is ready with a line that is not JSON (the proxy logs and drops it): by
-    // then both signal handlers are in place. A fixed sleep loses that race on a loaded machine.
-    const server = [process.execPath, '-e', "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stdout.write('ready\\n')"];
+    // The server says when it runs (its stderr passes through the proxy): by then the proxy, which
+    // installs its signal handlers before starting the server, forwards the signal.
+    const server = [process.execPath, '-e', "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stderr.write('server up\\n')"];
     const run = rawProxy(server, [], { closeInput: false });
-    await vi.waitFor(() => expect(run.err()).toContain('not JSON'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(run.err()).toContain('server up'), { timeout: 20_000 });
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(42);
   }, 30_000);

@@ -18,8 +18,9 @@ import type { ConnectFlowStore } from '../../../src/server/connect-store.js';
 import { ConnectService, connectHandler, type UrlElicitationParams } from '../../../src/server/connect.js';
 import { createSessionCookie, type SessionCookie } from '../../../src/server/session-cookie.js';
 import { MemorySecretVault } from '../../../src/server/vault.js';
+import type { StoredSecret } from '../../../src/server/vault-types.js';
 import { TestBrowser } from '../../server/helpers/browser.js';
-import { startTestProvider, type TestProvider } from '../../server/helpers/provider.js';
+import { signInAtProvider, startTestProvider, type TestProvider } from '../../server/helpers/provider.js';
 
 export const PROVIDER = 'testhub';
 const CLIENT_ID = 'fault-suite-client';
@@ -34,11 +35,18 @@ export interface ConnectWorld {
   /** The service currently serving the connect pages (see `useService`). */
   service: ConnectService;
   /** Replaces the service (e.g. with a tampering flow store); returns it. */
-  useService(options?: { store?: ConnectFlowStore }): ConnectService;
+  useService(options?: { store?: ConnectFlowStore; providerSubjectFor?: (subject: string) => string | null }): ConnectService;
   /** Every service made, for the invariant collector. */
   readonly services: ConnectService[];
-  /** A browser signed in to the server as `subject` (or not signed in). */
-  browserFor(subject: string | null): TestBrowser;
+  /**
+   * A browser signed in to the server as `subject` (or not signed in), with its own cookie jar. Its
+   * provider login is the account `accountOf(subject)` (see `knowAccount`), else the provider's default.
+   */
+  browserFor(subject: string | null, providerAccount?: string): TestBrowser;
+  /** Records which provider account belongs to an MCP subject (the world's directory; the service is not told). */
+  knowAccount(subject: string, providerAccount: string): void;
+  /** Tokens the vault received for a subject whose known provider account is another (must stay 0). */
+  crossAccountBindings(): number;
   /** Signs an existing browser in as someone else (a shared computer). */
   signIn(browser: TestBrowser, subject: string): void;
   /** Sets up an MCP server's `connect` tool for `subject`; `relay` makes it hand out someone else's link instead. */
@@ -55,7 +63,17 @@ export async function startConnectWorld(): Promise<ConnectWorld> {
   const appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
   const provider = await startTestProvider({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUris: [`${appOrigin}/oauth/callback`], accountId: 'provider-user-7', resourceScope: 'repo' });
   const cookie: SessionCookie = createSessionCookie({ secret: randomBytes(32), secure: false });
-  const vault = new MemorySecretVault();
+  const directory = new Map<string, string>();
+  let crossAccount = 0;
+  // The vault as the world sees it: every stored token is checked against the directory, outside
+  // the service, so the gate counts a binding to the wrong provider account whatever the service thinks.
+  const vault = new (class extends MemorySecretVault {
+    override async put(subject: string, provider: string, secret: StoredSecret): Promise<void> {
+      const known = directory.get(subject);
+      if (known !== undefined && secret.providerSubject !== known) crossAccount += 1;
+      return super.put(subject, provider, secret);
+    }
+  })();
   const completions = createCompletionRegistry();
   const events: ConnectEvent[] = [];
   const services: ConnectService[] = [];
@@ -75,6 +93,7 @@ export async function startConnectWorld(): Promise<ConnectWorld> {
         provider: { name: PROVIDER, issuer: provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: `${appOrigin}/oauth/callback`, scope: 'openid repo', audience: 'https://api.testhub.test' },
         audit: { write: (event) => void events.push(event) },
         ...(options.store === undefined ? {} : { store: options.store }),
+        ...(options.providerSubjectFor === undefined ? {} : { providerSubjectFor: options.providerSubjectFor }),
         onComplete: async (flow) => {
           await completions.completeUrlElicitation(flow.elicitationId, { subject: flow.subject });
         },
@@ -85,11 +104,17 @@ export async function startConnectWorld(): Promise<ConnectWorld> {
       handler = connectHandler(service, { authenticate: (req) => cookie.authenticate(req) });
       return service;
     },
-    browserFor(subject) {
+    browserFor(subject, providerAccount) {
       const browser = new TestBrowser();
       if (subject !== null) world.signIn(browser, subject);
+      const account = providerAccount ?? (subject === null ? undefined : directory.get(subject));
+      if (account !== undefined) signInAtProvider(browser, provider, account);
       return browser;
     },
+    knowAccount(subject, providerAccount) {
+      directory.set(subject, providerAccount);
+    },
+    crossAccountBindings: () => crossAccount,
     signIn(browser, subject) {
       const [pair = ''] = cookie.issue(subject).split(';');
       const at = pair.indexOf('=');
@@ -100,7 +125,7 @@ export async function startConnectWorld(): Promise<ConnectWorld> {
         server.setRequestHandler(CallToolRequestSchema, async () => {
           const stored = await vault.get(subject, PROVIDER);
           if (stored !== null) return { content: [{ type: 'text' as const, text: `connected to ${PROVIDER} for ${subject}` }] };
-          const params = relay?.() ?? world.service.issueUrlElicitation({ subject, purpose: 'Connect your TestHub account', session, target: PROVIDER });
+          const params = relay?.() ?? await world.service.issueUrlElicitation({ subject, purpose: 'Connect your TestHub account', session, target: PROVIDER });
           if (relay === undefined) completions.register({ elicitationId: params.elicitationId, sessionId: session, subject, notify: server.createElicitationCompletionNotifier(params.elicitationId) });
           throw urlElicitationRequired([params], { allowHttpLoopback: true });
         });
@@ -149,6 +174,8 @@ export function useConnectWorld(file: string): ConnectWorldSuite {
   afterAll(async () => {
     if (world === null) return;
     for (const service of world.services) invariants.service(service);
+    const observed = world;
+    invariants.vaultObserver(() => observed.crossAccountBindings());
     await world.close();
   });
   afterEach(async () => {

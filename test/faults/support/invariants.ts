@@ -18,6 +18,11 @@ export interface Invariants {
   expectGuard(guard: Guard): void;
   /** Asserts the invariants for one connect service. */
   expectService(service: ConnectService): void;
+  /**
+   * Registers an outside observer of stored tokens: how many were bound to a provider account that
+   * is not the flow subject's (seen in the vault, whatever the services counted themselves).
+   */
+  vaultObserver(count: () => number): void;
   /** The counters summed over everything registered so far. */
   counters(): FaultCounters;
 }
@@ -25,6 +30,7 @@ export interface Invariants {
 export function collectInvariants(file: string): Invariants {
   const guards: Guard[] = [];
   const services: ConnectService[] = [];
+  const observers: (() => number)[] = [];
   const invariants: Invariants = {
     guard(guard) {
       expect(guard.policy.form.onSensitive, 'fault suites judge the block mode').toBe('block');
@@ -43,6 +49,10 @@ export function collectInvariants(file: string): Invariants {
     },
     expectService(service) {
       expect(service.metrics().crossSubjectBindings, 'cross-subject bindings').toBe(0);
+      expect(service.metrics().bindingsByOtherBrowser, 'bindings from another browser').toBe(0);
+    },
+    vaultObserver(count) {
+      observers.push(count);
     },
     counters() {
       const metrics = guards.map((g) => g.metrics());
@@ -60,7 +70,9 @@ export function collectInvariants(file: string): Invariants {
         originalOperationsAccepted: sum((m) => m.originalOperationsAccepted),
         maxAcceptancesPerLineage: metrics.reduce((n, m) => Math.max(n, m.maxAcceptancesPerLineage), 0),
         tokensBound: serviceMetrics.reduce((n, m) => n + m.tokensBound, 0),
-        crossSubjectBindings: serviceMetrics.reduce((n, m) => n + m.crossSubjectBindings, 0),
+        crossSubjectBindings: serviceMetrics.reduce((n, m) => n + m.crossSubjectBindings, 0) + observers.reduce((n, count) => n + count(), 0),
+        bindingsByOtherBrowser: serviceMetrics.reduce((n, m) => n + m.bindingsByOtherBrowser, 0),
+        callbackReplayRefused: serviceMetrics.reduce((n, m) => n + m.callbackReplayRefused, 0),
       };
     },
   };
@@ -72,6 +84,7 @@ export function collectInvariants(file: string): Invariants {
     expect(guards.length + services.length, `${file} registered nothing with the collector`).toBeGreaterThan(0);
     for (const guard of guards) invariants.expectGuard(guard);
     for (const service of services) invariants.expectService(service);
+    for (const count of observers) expect(count(), 'tokens the vault holds for another provider account').toBe(0);
   });
   return invariants;
 }

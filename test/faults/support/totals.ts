@@ -24,7 +24,10 @@ export interface FaultCounters {
   /** The largest, not the sum: the invariant is per lineage key. */
   readonly maxAcceptancesPerLineage: number;
   readonly tokensBound: number;
+  /** Includes tokens whose provider account (`sub`) is not the flow subject's, as the vault shows. */
   readonly crossSubjectBindings: number;
+  readonly bindingsByOtherBrowser: number;
+  readonly callbackReplayRefused: number;
 }
 
 export interface FaultTotals extends Omit<FaultCounters, 'file'> {
@@ -47,6 +50,8 @@ const NUMERIC = [
   'maxAcceptancesPerLineage',
   'tokensBound',
   'crossSubjectBindings',
+  'bindingsByOtherBrowser',
+  'callbackReplayRefused',
 ] as const satisfies readonly (keyof FaultCounters)[];
 
 /** Parses the JSONL written by the fault files; a malformed line is an error, never skipped. */
@@ -81,6 +86,8 @@ export function sumCounters(rows: readonly FaultCounters[]): FaultTotals {
     maxAcceptancesPerLineage: rows.reduce((n, row) => Math.max(n, row.maxAcceptancesPerLineage), 0),
     tokensBound: sum('tokensBound'),
     crossSubjectBindings: sum('crossSubjectBindings'),
+    bindingsByOtherBrowser: sum('bindingsByOtherBrowser'),
+    callbackReplayRefused: sum('callbackReplayRefused'),
   };
 }
 
@@ -90,6 +97,7 @@ export function violations(totals: FaultTotals): string[] {
   if (totals.sensitiveFieldsLetThrough !== 0) broken.push(`${totals.sensitiveFieldsLetThrough} sensitive form field(s) were let through under onSensitive "block"`);
   if (totals.completionNoticesAdvancingUnknown !== 0) broken.push(`${totals.completionNoticesAdvancingUnknown} completion notice(s) for ids not pending in their session were delivered or advanced a flow`);
   if (totals.crossSubjectBindings !== 0) broken.push(`${totals.crossSubjectBindings} token(s) were bound across subjects`);
+  if (totals.bindingsByOtherBrowser !== 0) broken.push(`${totals.bindingsByOtherBrowser} token(s) were bound from a browser that did not start the flow`);
   if (totals.maxAcceptancesPerLineage > 1) broken.push(`one lineage had its original operation accepted ${totals.maxAcceptancesPerLineage} times`);
   return broken;
 }
@@ -101,6 +109,6 @@ export function formatTotals(totals: FaultTotals): string {
     `  sensitive fields blocked ${totals.sensitiveFieldsBlocked}, let through ${totals.sensitiveFieldsLetThrough} (must be 0)`,
     `  completions delivered ${totals.completionsDelivered}, dropped ${totals.completionsDropped}; unknown notices that advanced ${totals.completionNoticesAdvancingUnknown} (must be 0)`,
     `  original operations accepted ${totals.originalOperationsAccepted}; most acceptances of one lineage ${totals.maxAcceptancesPerLineage} (must be <= 1)`,
-    `  tokens bound ${totals.tokensBound}; cross-subject bindings ${totals.crossSubjectBindings} (must be 0)`,
+    `  tokens bound ${totals.tokensBound}; cross-subject bindings ${totals.crossSubjectBindings} (must be 0); bound from another browser ${totals.bindingsByOtherBrowser} (must be 0); callback replays refused ${totals.callbackReplayRefused}`,
   ].join('\n');
 }

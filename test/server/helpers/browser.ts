@@ -10,6 +10,17 @@ export class TestBrowser {
     this.jar(origin).set(name, value);
   }
 
+  /** The `Cookie` header this browser would send to `origin` (every cookie; the test server's paths are few). */
+  cookieHeader(origin: string): string | null {
+    const cookies = [...this.jar(origin)].map(([name, value]) => `${name}=${value}`).join('; ');
+    return cookies === '' ? null : cookies;
+  }
+
+  /** Forgets a cookie, as a signed-out or expired session would. */
+  deleteCookie(origin: string, name: string): void {
+    this.jar(origin).delete(name);
+  }
+
   /** One GET, cookies in and out, no redirect followed. */
   async get(url: string): Promise<Response> {
     const target = new URL(url);

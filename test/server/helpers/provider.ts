@@ -7,7 +7,10 @@ export interface TestProviderOptions {
   readonly clientId: string;
   readonly clientSecret: string;
   readonly redirectUris: readonly string[];
-  /** The third-party account every login signs in as. */
+  /**
+   * The third-party account a login signs in as, unless the browser carries a `test_account`
+   * cookie for the provider's origin (see `signInAtProvider`): two people, two provider accounts.
+   */
   readonly accountId: string;
   /** The resource scope granted for resource indicators. */
   readonly resourceScope: string;
@@ -110,7 +113,8 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
 async function finishInteraction(provider: Provider, options: TestProviderOptions, req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
   const details = await provider.interactionDetails(req, res);
   if (details.prompt.name === 'login') {
-    await provider.interactionFinished(req, res, { login: { accountId: options.accountId } }, { mergeWithLastSubmission: false });
+    const chosen = /(?:^|;\s*)test_account=([A-Za-z0-9._@-]{1,64})(?:;|$)/.exec(req.headers.cookie ?? '')?.[1];
+    await provider.interactionFinished(req, res, { login: { accountId: chosen ?? options.accountId } }, { mergeWithLastSubmission: false });
     return;
   }
   const grant = new provider.Grant({ accountId: details.session?.accountId ?? options.accountId, clientId: options.clientId });
@@ -121,4 +125,9 @@ async function finishInteraction(provider: Provider, options: TestProviderOption
   if (typeof resource === 'string') grant.addResourceScope(resource, options.resourceScope);
   const grantId = await grant.save();
   await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+}
+
+/** Makes `browser` log in at the provider as `accountId` (its own cookie jar, its own provider session). */
+export function signInAtProvider(browser: { setCookie(origin: string, name: string, value: string): void }, provider: TestProvider, accountId: string): void {
+  browser.setCookie(provider.issuer, 'test_account', accountId);
 }
