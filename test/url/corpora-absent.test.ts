@@ -15,7 +15,8 @@ function run(args: string[], ci: boolean) {
   delete env.VITEST;
   delete env.VITEST_WORKER_ID;
   delete env.VITEST_POOL_ID;
-  if (ci) env.CI = 'true';
+  // Only the corpus file runs: the PostgreSQL global setup (which CI=true makes strict) needs a URL, never a database.
+  if (ci) Object.assign(env, { CI: 'true', MCP_GUARD_TEST_POSTGRES_URL: env.MCP_GUARD_TEST_POSTGRES_URL ?? 'postgres://unused@127.0.0.1:9/unused' });
   const r = spawnSync(process.execPath, args, { cwd: root, env, encoding: 'utf8', timeout: 240_000 });
   return { status: r.status, out: r.stdout + r.stderr };
 }
