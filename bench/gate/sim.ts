@@ -2,7 +2,7 @@
  * A guard on simulated time: an injected clock, a seeded nonce source, an in-memory ledger, and
  * the wire messages a server would send. Shared by the reconciliation and the expiry lines.
  */
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard, type Guard } from '../../src/core/guard.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import type { Decision } from '../../src/core/decision.js';

@@ -20,7 +20,7 @@ import { startExample, type RunningExample } from '../../examples/oauth-server/a
 import { createElicitationHandler, presentUrlElicitationRequired } from '../../src/adapters/sdk/handler.js';
 import type { ConsentUi } from '../../src/adapters/sdk/consent-ui.js';
 import { guardTransport } from '../../src/adapters/sdk/transport.js';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createAuditLog } from '../../src/audit/log.js';
 import { createGuard } from '../../src/core/guard.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';

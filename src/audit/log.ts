@@ -1,11 +1,16 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import type { GuardEvent } from './events.js';
 import { redact } from './redact.js';
+
+/** What the audit log records: a guard event (`GuardEvent` in the core) or any event shaped like one. */
+export interface AuditRecord {
+  readonly type: string;
+  readonly at: number;
+}
 
 /** An append-only JSON Lines audit log of guard events, redacted on the way in. */
 export interface AuditLog {
-  write(event: GuardEvent): void;
+  write<E extends AuditRecord>(event: E): void;
   close(): Promise<void>;
 }
 

@@ -1,8 +1,8 @@
 import { closeSync, openSync, readSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeEvent } from '../audit/describe.js';
-import type { GuardEvent } from '../audit/events.js';
-import { decisionOf, matchesFilter, parseAuditLine, readAuditLog, type AuditFilter, type ReadStats } from '../audit/read.js';
+import { describeEvent } from './describe-event.js';
+import type { GuardEvent } from '../core/events.js';
+import { decisionOf, matchesFilter, parseAuditLine, readAuditLog, type AuditFilter, type ReadStats } from './audit-log.js';
 import { BufferedWriter } from './buffered-writer.js';
 import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.js';
 

@@ -1,4 +1,4 @@
-import type { GuardEvent } from '../audit/events.js';
+import type { GuardEvent } from './events.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 
 /**
@@ -31,4 +31,38 @@ export function drop(events: readonly GuardEvent[] = NO_EVENTS): Decision {
 
 export function defer(until: Promise<Decision>, events: readonly GuardEvent[] = NO_EVENTS): Decision {
   return { action: 'defer', until, events };
+}
+
+/**
+ * Where an adapter sends what a Decision says, for one direction. `context` is whatever the adapter
+ * needs per message (the SDK's send options, the transport's extra info), passed through as is.
+ */
+export interface DecisionSinks<C = undefined> {
+  /** Pass the message on in the direction it was going. */
+  forward(message: JsonRpcMessage, context: C): Promise<void> | void;
+  /** Do not pass it on: send the guard's answer back to the side it came from. */
+  reply(message: JsonRpcMessage, context: C): Promise<void> | void;
+  /** A deferred decision could not be settled (its durable write failed, or a sink threw). */
+  fail(error: unknown, context: C): void;
+}
+
+/**
+ * The one executor of Decisions, shared by every adapter: the adapter never decides, it only says
+ * where messages go. Returns what the sink returned (a forward's send, so a caller can wait for it),
+ * or, for a deferred decision, a promise that settles once the decision it resolves to has run.
+ */
+export function executeDecision<C>(decision: Decision, sinks: DecisionSinks<C>, context: C): Promise<void> | void {
+  switch (decision.action) {
+    case 'forward':
+      return sinks.forward(decision.message, context);
+    case 'reply':
+      return sinks.reply(decision.message, context);
+    case 'drop':
+      return;
+    case 'defer':
+      return decision.until.then(
+        (next) => executeDecision(next, sinks, context),
+        (error: unknown) => sinks.fail(error, context),
+      );
+  }
 }

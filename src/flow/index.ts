@@ -38,6 +38,7 @@ export {
   type ConsentReceipt,
   type LineageKey,
   type LineageKind,
+  LINEAGE_KINDS,
   type NavigationInput,
   type NavigationRecord,
   type NavigationServer,
@@ -46,3 +47,26 @@ export {
   type RedirectPolicy,
   type ShownToUser,
 } from './records.js';
+export {
+  FlowBook,
+  type AcceptOutcome,
+  type AnswerRuling,
+  type BookCounters,
+  type BookFlowView,
+  type DropReason,
+  type FlowBookOptions,
+  type FlowNote,
+  type FlowStore,
+  type HostRequestRuling,
+  type NoticeRuling,
+  type OpenTicket,
+  type Opener,
+  type PendingElicitation,
+  type PresentedEvent,
+  type RequestEvent,
+  type ResponseOutcome,
+  type ServerRequestRuling,
+  type ServerResponseRuling,
+} from './book.js';
+export { LINEAGE_RULES, acceptOriginalOperation, createLineage, ruleOnRetry, type Lineage, type LineageRules, type LineageScope, type RepeatContext, type RequirementProgress, type RetryRuling } from './lineage.js';
+export { AcceptanceTally, noticeAdvancedUnknown } from './tally.js';

@@ -79,7 +79,13 @@ export interface ConsentReceipt {
   readonly at: number;
 }
 
-export type LineageKind = 'nested' | 'error-retry';
+/**
+ * The kinds of lineage, as stored in business receipts: `nested` (an elicitation inside a request in
+ * flight) and `error-retry` (the `-32042` URL-elicitation-required lineage). Their rules live in
+ * `LINEAGE_RULES` (lineage.ts).
+ */
+export const LINEAGE_KINDS = Object.freeze(['nested', 'error-retry'] as const);
+export type LineageKind = (typeof LINEAGE_KINDS)[number];
 
 /** One original operation. At most one business receipt may ever exist per key. */
 export interface LineageKey {
@@ -159,7 +165,7 @@ const consentSchema = z.strictObject({
   at: epochMs,
 });
 
-const lineageKindSchema = z.enum(['nested', 'error-retry']);
+const lineageKindSchema = z.enum(LINEAGE_KINDS);
 const lineageKeySchema = z.strictObject({ session: text, kind: lineageKindSchema, originalRequestDigest: sha256 });
 
 const businessSchema = z.strictObject({

@@ -141,6 +141,27 @@ export const TRANSITIONS: { readonly [F in FlowState]: readonly FlowState[] } = 
 
 export const TERMINAL_STATES: readonly FlowState[] = Object.freeze(FLOW_STATES.filter((s) => TRANSITIONS[s].length === 0));
 
+/**
+ * The groups of states the guard and its hosts ask about, each listed once, here, next to the table
+ * they are read from (test/flow/states.test.ts checks each against the table).
+ */
+export const STATE_GROUPS = Object.freeze({
+  /** Not finished: may still move (expired included: it waits for manual recovery). The non-terminal states. */
+  live: new Set<FlowState>(FLOW_STATES.filter((s) => TRANSITIONS[s].length > 0)) as ReadonlySet<FlowState>,
+  /** The user has not agreed to open the URL yet: a completion notice now proves nothing. */
+  beforeConsent: new Set<FlowState>(['CREATED', 'USER_REVIEW', 'NAVIGATION_ACCEPTED']) as ReadonlySet<FlowState>,
+  /** Waiting for the out-of-band step: the server's final answer to the nested original verifies it. */
+  awaiting: new Set<FlowState>(['OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'USER_RETRY']) as ReadonlySet<FlowState>,
+  /** The requirement is verified, or further along its lineage. */
+  verified: new Set<FlowState>(['REQUIREMENT_VERIFIED', 'ERROR_RETRY_ELIGIBLE', 'OPTIONAL_CLIENT_RETRY', 'RETRY_RESPONSE_ACCEPTED', 'NESTED_SERVER_CONTINUES', 'ORIGINAL_RESPONSE_ACCEPTED']) as ReadonlySet<FlowState>,
+  /** Opened and not heard of since: the user may be asked whether the browser step is done. */
+  waiting: new Set<FlowState>(['OUT_OF_BAND_PENDING', 'EXPIRED']) as ReadonlySet<FlowState>,
+  /** The user may say "I have finished" (an expired flow is taken up by hand first). */
+  confirmable: new Set<FlowState>(['OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'EXPIRED', 'USER_RETRY']) as ReadonlySet<FlowState>,
+  /** Opened, and the user may still give up (an expired or pending flow is taken up by hand first). */
+  cancellableAfterOpen: new Set<FlowState>(['OUT_OF_BAND_PENDING', 'EXPIRED', 'USER_RETRY']) as ReadonlySet<FlowState>,
+});
+
 const stateSet: ReadonlySet<string> = new Set(FLOW_STATES);
 const triggerSet: ReadonlySet<string> = new Set(FLOW_TRIGGERS);
 

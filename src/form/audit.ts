@@ -9,6 +9,7 @@ import { verdictOf, type Finding } from '../protocol/verdict.js';
 import { classifyFields } from './classify.js';
 import { applyFormExceptions } from './exceptions.js';
 import { containsUrl } from './links.js';
+import { exceedsScanBound, MAX_SCANNED_TEXT } from './normalize.js';
 import { isPlainObject, quoteName, readSchema, type FieldSpec } from './schema.js';
 import type { FieldClass, FieldReport, FormAudit } from './types.js';
 
@@ -90,6 +91,25 @@ function urlFinding(spec: FieldSpec): Finding | null {
   };
 }
 
+/** Texts too long to read whole fail closed: what is past the bound could hide anything. */
+function overlongFindings(formTexts: readonly (string | null)[], specs: readonly FieldSpec[]): Finding[] {
+  const findings: Finding[] = [];
+  const tooLong = `longer than ${MAX_SCANNED_TEXT} visible characters, too long to read whole`;
+  if (formTexts.some((text) => typeof text === 'string' && exceedsScanBound(text))) {
+    findings.push({ code: GuardCode.invalidParams, severity: 'error', message: `the request message or the form's title or description is ${tooLong}` });
+  }
+  for (const spec of specs) {
+    const places = [
+      exceedsScanBound(spec.name) ? 'name' : null,
+      spec.title !== null && exceedsScanBound(spec.title) ? 'title' : null,
+      spec.description !== null && exceedsScanBound(spec.description) ? 'description' : null,
+      spec.optionTitles.some(exceedsScanBound) ? 'option titles' : null,
+    ].filter((p) => p !== null);
+    if (places.length > 0) findings.push({ code: GuardCode.schemaNotAllowed, severity: 'error', message: `its ${places.join(' and ')} is ${tooLong}`, field: spec.name });
+  }
+  return findings;
+}
+
 function audit(params: unknown, policy: Policy): FormAudit {
   const unpacked = unpack(params);
   if (unpacked.schema === undefined && unpacked.findings.length > 0) {
@@ -98,7 +118,7 @@ function audit(params: unknown, policy: Policy): FormAudit {
   }
   const reading = readSchema(unpacked.schema);
   const fields = classifyFields(reading.fields, { message: unpacked.message, title: reading.title, description: reading.description });
-  const findings: Finding[] = [...unpacked.findings, ...reading.findings];
+  const findings: Finding[] = [...unpacked.findings, ...reading.findings, ...overlongFindings([unpacked.message, reading.title, reading.description], reading.fields)];
   for (const report of fields) {
     const finding = sensitiveFinding(report, policy);
     if (finding !== null) findings.push(finding);

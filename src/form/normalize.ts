@@ -13,7 +13,11 @@
 
 import unhomoglyph from 'unhomoglyph';
 
-/** Longest text (in UTF-16 units) the classifier reads from one title, description or message. */
+/**
+ * Longest text (in UTF-16 units, invisible characters not counted) the classifier reads from one
+ * name, title, description or message. The audit refuses a form with a longer text: it cannot be
+ * read whole, and what is past the bound could hide anything.
+ */
 export const MAX_SCANNED_TEXT = 16_384;
 
 const COMBINING_DIACRITICS = /[\u0300-\u036f]/g;
@@ -35,6 +39,16 @@ const CONFUSABLE_SCRIPT = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenia
 const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i', '|': 'l' };
 // A run of letters with leet characters inside it (`p4ssw0rd`, `pa$$word`), or leading `@`/`$` (`@pi`).
 const LEET_WORD = /(?<![\p{L}\p{N}@$!|])(?:[@$][\p{L}][\p{L}0-9@$!|]*|[\p{L}][\p{L}0-9@$!|]*[0-9@$!|][\p{L}][\p{L}0-9@$!|]*)/gu;
+
+/** The text without the characters that render as nothing (see `INVISIBLE`). */
+export function stripInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}
+
+/** True when the visible text is longer than the classifier reads (the audit then refuses the form). */
+export function exceedsScanBound(text: string): boolean {
+  return text.length > MAX_SCANNED_TEXT && stripInvisible(text).length > MAX_SCANNED_TEXT;
+}
 
 function codePoint(hex: string | undefined, dec: string | undefined): string | null {
   const n = hex !== undefined ? Number.parseInt(hex, 16) : Number.parseInt(dec ?? '', 10);
@@ -72,7 +86,9 @@ function unleet(text: string): string {
  * left alone there, where `@` and digits between letters are e-mail addresses and versions.
  */
 export function deobfuscate(text: string, label: boolean): string {
-  const clipped = text.length > MAX_SCANNED_TEXT ? text.slice(0, MAX_SCANNED_TEXT) : text;
+  // Invisible padding is removed before the text is cut to the bound, so it cannot push a word past it.
+  const visible = text.length > MAX_SCANNED_TEXT ? stripInvisible(text) : text;
+  const clipped = visible.length > MAX_SCANNED_TEXT ? visible.slice(0, MAX_SCANNED_TEXT) : visible;
   if (ASCII.test(clipped)) {
     // Printable ASCII has no invisible characters, no confusables and nothing for NFKC to fold.
     const decoded = decodeEscapes(clipped);

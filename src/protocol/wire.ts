@@ -11,6 +11,12 @@ export const Method = {
   taskStatus: 'notifications/tasks/status',
 } as const;
 
+/**
+ * Host requests during which a server may elicit (and so may own a nested elicitation): tool calls,
+ * prompts and resource reads. Listing, `ping`, task polling and the like never do.
+ */
+export const ELICITING_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
 /** Task statuses after which a task no longer runs. */
 export const TERMINAL_TASK_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 

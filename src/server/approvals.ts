@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { findSecret } from '../secrets/index.js';
+import { ServerCode } from './errors.js';
 
 export type ApprovalDecision = 'approved' | 'rejected';
 export type ApprovalOutcome = ApprovalDecision | 'expired';
@@ -110,7 +111,7 @@ export class MemoryApprovalQueue implements ApprovalQueue {
     }
     const now = this.#clock();
     this.sweep(now);
-    if (this.#pending.size >= this.#maxPending) throw new GuardError(GuardCode.approvalQueueFull, `the approval queue already holds ${this.#maxPending} pending requests`);
+    if (this.#pending.size >= this.#maxPending) throw new GuardError(ServerCode.approvalQueueFull, `the approval queue already holds ${this.#maxPending} pending requests`);
     const id = nonEmpty(this.#newId(), 'a new approval id');
     if (this.#pending.has(id)) throw new GuardError(GuardCode.internal, 'the approval id source repeated an id');
     const info: PendingApproval = Object.freeze({ id, subject, operation, summary, requestedAt: now, expiresAt: now + this.#ttlMs });
@@ -131,9 +132,9 @@ export class MemoryApprovalQueue implements ApprovalQueue {
     if (decision !== 'approved' && decision !== 'rejected') throw new GuardError(GuardCode.input, 'decision must be "approved" or "rejected"');
     this.sweep();
     const entry = this.#pending.get(id);
-    if (entry === undefined) throw new GuardError(GuardCode.unknownApproval, 'no pending approval with that id (unknown, already decided or expired)');
+    if (entry === undefined) throw new GuardError(ServerCode.unknownApproval, 'no pending approval with that id (unknown, already decided or expired)');
     // Rejecting one's own request is a withdrawal and harmless; approving it would defeat the second pair of eyes.
-    if (decision === 'approved' && approver === entry.info.subject) throw new GuardError(GuardCode.selfApproval, 'an approver cannot approve their own request');
+    if (decision === 'approved' && approver === entry.info.subject) throw new GuardError(ServerCode.selfApproval, 'an approver cannot approve their own request');
     this.#settle(id, entry, decision);
   }
 

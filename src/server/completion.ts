@@ -9,6 +9,7 @@ import { checkContent } from '../form/content.js';
 import type { ContentCheck } from '../form/types.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { findSecret } from '../secrets/index.js';
+import { ServerCode } from './errors.js';
 
 /**
  * Sends `notifications/elicitation/complete` for one elicitation on one session: what
@@ -113,7 +114,7 @@ class MemoryCompletionRegistry implements CompletionRegistry {
     const now = this.#clock();
     this.#sweep(now);
     if (this.#open.has(elicitationId) || this.#spent.has(elicitationId)) {
-      throw new GuardError(GuardCode.duplicateElicitation, 'that elicitation id is already open or was recently completed; elicitation ids must be unique');
+      throw new GuardError(ServerCode.duplicateElicitation, 'that elicitation id is already open or was recently completed; elicitation ids must be unique');
     }
     while (this.#open.size >= this.#maxOpen) this.#dropOldest(this.#open);
     const info: IssuedElicitation = Object.freeze({ elicitationId, sessionId, subject, issuedAt: now, expiresAt: now + this.#ttlMs });
@@ -211,8 +212,8 @@ export interface UrlElicitationRequiredOptions {
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-function invalidEntry(index: number, reason: string): GuardError {
-  return new GuardError(GuardCode.urlElicitationInvalid, `elicitation ${index}: ${reason}`, { index });
+function invalidEntry(index: number, reason: string): GuardError<ServerCode> {
+  return new GuardError(ServerCode.urlElicitationInvalid, `elicitation ${index}: ${reason}`, { index });
 }
 
 function safeDecode(text: string): string {
@@ -257,7 +258,7 @@ function checkEntry(value: unknown, index: number, allowHttpLoopback: boolean): 
  *   throw urlElicitationRequired([{ elicitationId: id, url: `https://mcp.example.com/connect?elicitationId=${id}`, message: 'Connect your GitHub account' }]);
  */
 export function urlElicitationRequired(elicitations: readonly UrlElicitationEntry[], options: UrlElicitationRequiredOptions = {}): UrlElicitationRequiredError {
-  if (!Array.isArray(elicitations) || elicitations.length === 0) throw new GuardError(GuardCode.urlElicitationInvalid, 'a -32042 error must list at least one URL elicitation');
+  if (!Array.isArray(elicitations) || elicitations.length === 0) throw new GuardError(ServerCode.urlElicitationInvalid, 'a -32042 error must list at least one URL elicitation');
   const checked = elicitations.map((e, i) => checkEntry(e, i, options.allowHttpLoopback === true));
   const ids = new Set<string>();
   checked.forEach((e, i) => {

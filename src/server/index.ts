@@ -1,5 +1,8 @@
 /** `mcp-elicitation-guard/server`: building blocks for MCP servers that use URL-mode elicitation. */
 
+// Stable error codes of the companion (the `code` of the GuardErrors it throws).
+export { ServerCode } from './errors.js';
+
 // Secret vaults, URL-elicitation bookkeeping, capability leases and manual approvals.
 export type { SecretVault, StoredSecret } from './vault-types.js';
 export { EncryptedFileVault, MemorySecretVault, parseVaultKey, VAULT_KEY_ENV } from './vault.js';

@@ -26,6 +26,7 @@ import { attemptText, flowFromRow, rowValues, type ConnectFlowRow } from './conn
 import type { ConnectAttempt, ConnectFlow, ConnectFlowStore, StateLookup } from './connect-store.js';
 import { cleanSecret, KEY_BYTES, parseVaultKey, requireName, seal, unseal, VAULT_KEY_ENV } from './vault.js';
 import type { SecretVault, StoredSecret } from './vault-types.js';
+import { ServerCode } from './errors.js';
 
 export interface PostgresStoreOptions {
   /** The schema the tables live in (created when missing; default `mcp_elicitation_guard`). */
@@ -248,7 +249,7 @@ export class PostgresSecretVault implements SecretVault {
   }
 
   static async connect(target: PostgresTarget, key: Uint8Array, options: PostgresStoreOptions = {}): Promise<PostgresSecretVault> {
-    if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) throw new GuardError(GuardCode.vaultKeyInvalid, `the vault key must be exactly ${KEY_BYTES} bytes`);
+    if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) throw new GuardError(ServerCode.vaultKeyInvalid, `the vault key must be exactly ${KEY_BYTES} bytes`);
     const { pool, schema, described } = await openPool('the PostgreSQL vault', target, options, 'vault', VAULT_STEPS);
     return new PostgresSecretVault(pool, Buffer.from(key), schema, described);
   }
@@ -289,7 +290,7 @@ export class PostgresSecretVault implements SecretVault {
       return await this.#pool.query<R>({ ...statement, values });
     } catch (error) {
       if (GuardError.is(error)) throw error;
-      throw new GuardError(GuardCode.vaultUnavailable, `the vault at ${this.#described} failed (${errorCode(error)})`);
+      throw new GuardError(ServerCode.vaultUnavailable, `the vault at ${this.#described} failed (${errorCode(error)})`);
     }
   }
 }

@@ -9,6 +9,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import type { SecretVault, StoredSecret } from './vault-types.js';
+import { ServerCode } from './errors.js';
 
 /** The environment variable `EncryptedFileVault.fromEnv` reads: base64 of 32 random bytes. */
 export const VAULT_KEY_ENV = 'MCP_GUARD_VAULT_KEY';
@@ -102,8 +103,8 @@ function aad(subject: string, provider: string): Buffer {
   return Buffer.from(JSON.stringify([AAD_LABEL, subject, provider]), 'utf8');
 }
 
-function corrupt(reason: string): GuardError {
-  return new GuardError(GuardCode.vaultCorrupt, `the vault file is not a valid vault (${reason})`);
+function corrupt(reason: string): GuardError<ServerCode> {
+  return new GuardError(ServerCode.vaultCorrupt, `the vault file is not a valid vault (${reason})`);
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -165,7 +166,7 @@ export function unseal(key: Buffer, record: SealedRecord): StoredSecret {
     decipher.setAuthTag(Buffer.from(record.tag, 'base64'));
     plain = Buffer.concat([decipher.update(Buffer.from(record.data, 'base64')), decipher.final()]).toString('utf8');
   } catch {
-    throw new GuardError(GuardCode.vaultAuthFailed, 'a vault record failed authentication: the file was altered, a record was moved to another subject or provider, or the key is wrong');
+    throw new GuardError(ServerCode.vaultAuthFailed, 'a vault record failed authentication: the file was altered, a record was moved to another subject or provider, or the key is wrong');
   }
   try {
     return cleanSecret(JSON.parse(plain));
@@ -175,9 +176,9 @@ export function unseal(key: Buffer, record: SealedRecord): StoredSecret {
   }
 }
 
-function ioError(error: unknown, action: 'read' | 'write'): GuardError {
+function ioError(error: unknown, action: 'read' | 'write'): GuardError<ServerCode> {
   const code = (error as { code?: unknown }).code;
-  return new GuardError(GuardCode.vaultUnavailable, `the vault file cannot be ${action === 'read' ? 'read' : 'written'}${typeof code === 'string' ? ` (${code})` : ''}`);
+  return new GuardError(ServerCode.vaultUnavailable, `the vault file cannot be ${action === 'read' ? 'read' : 'written'}${typeof code === 'string' ? ` (${code})` : ''}`);
 }
 
 /**
@@ -188,13 +189,13 @@ function ioError(error: unknown, action: 'read' | 'write'): GuardError {
  */
 export function parseVaultKey(text: string | undefined): Buffer {
   const trimmed = text?.trim() ?? '';
-  if (trimmed === '') throw new GuardError(GuardCode.vaultKeyMissing, `${VAULT_KEY_ENV} is not set; generate one with: node -e "console.log(require('node:crypto').randomBytes(32).toString('base64'))"`);
+  if (trimmed === '') throw new GuardError(ServerCode.vaultKeyMissing, `${VAULT_KEY_ENV} is not set; generate one with: node -e "console.log(require('node:crypto').randomBytes(32).toString('base64'))"`);
   // base64url is accepted too, since key generators differ; Buffer.from would silently skip bad characters, so check first.
   const standard = trimmed.replace(/-/g, '+').replace(/_/g, '/');
   const padded = standard.length % 4 === 0 ? standard : standard + '='.repeat(4 - (standard.length % 4));
-  if (!BASE64.test(padded) || padded.length % 4 !== 0) throw new GuardError(GuardCode.vaultKeyInvalid, `${VAULT_KEY_ENV} is not base64`);
+  if (!BASE64.test(padded) || padded.length % 4 !== 0) throw new GuardError(ServerCode.vaultKeyInvalid, `${VAULT_KEY_ENV} is not base64`);
   const key = Buffer.from(padded, 'base64');
-  if (key.length !== KEY_BYTES) throw new GuardError(GuardCode.vaultKeyInvalid, `${VAULT_KEY_ENV} must decode to exactly ${KEY_BYTES} bytes (it decodes to ${key.length})`);
+  if (key.length !== KEY_BYTES) throw new GuardError(ServerCode.vaultKeyInvalid, `${VAULT_KEY_ENV} must decode to exactly ${KEY_BYTES} bytes (it decodes to ${key.length})`);
   return key;
 }
 
@@ -216,7 +217,7 @@ export class EncryptedFileVault implements SecretVault {
 
   constructor(path: string, key: Uint8Array) {
     if (typeof path !== 'string' || path === '') throw new GuardError(GuardCode.input, 'the vault needs a file path');
-    if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) throw new GuardError(GuardCode.vaultKeyInvalid, `the vault key must be exactly ${KEY_BYTES} bytes`);
+    if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) throw new GuardError(ServerCode.vaultKeyInvalid, `the vault key must be exactly ${KEY_BYTES} bytes`);
     this.path = path;
     this.#key = Buffer.from(key);
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createAuditLog } from '../../src/audit/log.js';
 import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { describeEvent } from '../../src/audit/describe.js';
-import type { GuardEvent } from '../../src/audit/events.js';
+import { describeEvent } from '../../src/cli/describe-event.js';
+import type { GuardEvent } from '../../src/core/events.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsx = ['--import', 'tsx'];

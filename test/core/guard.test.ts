@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard } from '../../src/core/guard.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import { parsePolicy } from '../../src/policy/policy.js';

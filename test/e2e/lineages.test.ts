@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAuditLog } from '../../src/audit/log.js';
 import { guardTransport } from '../../src/adapters/sdk/transport.js';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard, type Guard } from '../../src/core/guard.js';
 import Database from 'better-sqlite3';
 import { MemoryLedger } from '../../src/ledger/memory.js';

@@ -4,7 +4,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { guardTransport } from '../../src/adapters/sdk/transport.js';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard } from '../../src/core/guard.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -6,7 +6,7 @@ import { ConnectCode } from '../../src/server/connect-audit.js';
 import type { UrlElicitationParams } from '../../src/server/connect.js';
 import { scriptedUi } from '../adapters/sdk/harness.js';
 import { open, PROVIDER, useConnectWorld } from './support/connect-world.js';
-import { connectHost, guardCode, rejection, type Host } from './support/sdk.js';
+import { connectHost, guardCode, rejection, } from './support/sdk.js';
 
 // Fault: the account-binding attack. Mallory starts a connection for his own account and forwards
 // the link to Alice (here: through a server that relays it to her MCP session). If Alice completed

@@ -4,7 +4,7 @@ import { createGuard } from '../../src/core/guard.js';
 import { ConnectCode } from '../../src/server/connect-audit.js';
 import { MemoryConnectFlowStore, type ConnectAttempt } from '../../src/server/connect-store.js';
 import { open, PROVIDER, useConnectWorld } from './support/connect-world.js';
-import { connectHost, rejection, type Host } from './support/sdk.js';
+import { connectHost, rejection, } from './support/sdk.js';
 
 // Fault: the OAuth callback comes back wrong: no state, a forged state, two states, a replayed
 // callback, or a code redeemed with the wrong PKCE verifier. Nothing may be bound, no completion

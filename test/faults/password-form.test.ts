@@ -1,7 +1,7 @@
 import { CallToolRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createElicitationHandler } from '../../src/adapters/sdk/handler.js';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard } from '../../src/core/guard.js';
 import { scriptedUi } from '../adapters/sdk/harness.js';
 import { collectInvariants } from './support/invariants.js';

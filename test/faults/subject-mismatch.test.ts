@@ -5,7 +5,7 @@ import { isCrossSubjectBinding } from '../../src/server/connect.js';
 import { ConnectCode } from '../../src/server/connect-audit.js';
 import type { TestBrowser } from '../server/helpers/browser.js';
 import { open, PROVIDER, useConnectWorld } from './support/connect-world.js';
-import { connectHost, rejection, type Host } from './support/sdk.js';
+import { connectHost, rejection, } from './support/sdk.js';
 
 // Fault: the browser that completes the connection is signed in to the server as someone other
 // than the MCP user who asked (a shared computer, a switched account), on the connect page or only

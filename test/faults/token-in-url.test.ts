@@ -1,6 +1,6 @@
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard } from '../../src/core/guard.js';
 import { collectInvariants } from './support/invariants.js';
 import type { Host } from './support/sdk.js';

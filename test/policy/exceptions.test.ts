@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard } from '../../src/core/guard.js';
 import { auditForm, schemaDigest } from '../../src/form/index.js';
 import { parsePolicy } from '../../src/policy/policy.js';

@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import type { Decision } from '../../src/core/decision.js';
 import { createGuard, type Guard } from '../../src/core/guard.js';
 import { FLOW_STATES } from '../../src/flow/states.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GuardCode } from '../../src/protocol/errors.js';
 import { MemoryApprovalQueue, type ApprovalOutcome, type ApprovalScheduler } from '../../src/server/approvals.js';
+import { ServerCode } from '../../src/server/errors.js';
 
 function manualClock(start = 10_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;
@@ -48,7 +49,7 @@ describe('MemoryApprovalQueue', () => {
     const queue = new MemoryApprovalQueue({ ttlMs: 60_000, schedule: null });
     const state = track(queue.request(transfer));
     const [item] = await queue.pending();
-    await expect(queue.decide(item!.id, 'approved', 'alice')).rejects.toMatchObject({ code: GuardCode.selfApproval });
+    await expect(queue.decide(item!.id, 'approved', 'alice')).rejects.toMatchObject({ code: ServerCode.selfApproval });
     await flush();
     expect(state.outcome).toBeNull();
     expect(await queue.pending()).toHaveLength(1);
@@ -63,8 +64,8 @@ describe('MemoryApprovalQueue', () => {
     const outcome = queue.request(transfer);
     const [item] = await queue.pending();
     await queue.decide(item!.id, 'rejected', 'carol');
-    await expect(queue.decide(item!.id, 'approved', 'dave')).rejects.toMatchObject({ code: GuardCode.unknownApproval });
-    await expect(queue.decide('no-such-id', 'approved', 'dave')).rejects.toMatchObject({ code: GuardCode.unknownApproval });
+    await expect(queue.decide(item!.id, 'approved', 'dave')).rejects.toMatchObject({ code: ServerCode.unknownApproval });
+    await expect(queue.decide('no-such-id', 'approved', 'dave')).rejects.toMatchObject({ code: ServerCode.unknownApproval });
     expect(await outcome).toBe('rejected');
   });
 
@@ -77,7 +78,7 @@ describe('MemoryApprovalQueue', () => {
     clock.advance(999);
     expect(queue.sweep()).toBe(0);
     clock.advance(1);
-    await expect(queue.decide(item!.id, 'approved', 'carol')).rejects.toMatchObject({ code: GuardCode.unknownApproval });
+    await expect(queue.decide(item!.id, 'approved', 'carol')).rejects.toMatchObject({ code: ServerCode.unknownApproval });
     await flush();
     expect(state.outcome).toBe('expired');
     expect(queue.sweep()).toBe(0);
@@ -124,7 +125,7 @@ describe('MemoryApprovalQueue', () => {
     const queue = new MemoryApprovalQueue({ ttlMs: 60_000, schedule: null, maxPending: 2 });
     void queue.request(transfer);
     void queue.request(transfer);
-    await expect(queue.request(transfer)).rejects.toMatchObject({ code: GuardCode.approvalQueueFull });
+    await expect(queue.request(transfer)).rejects.toMatchObject({ code: ServerCode.approvalQueueFull });
     expect(await queue.pending()).toHaveLength(2);
   });
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GuardCode, GuardError } from '../../src/protocol/errors.js';
 import { createCompletionRegistry, revalidateFormContent, urlElicitationRequired, type UrlElicitationEntry } from '../../src/server/completion.js';
 import { openSession, settle, type SdkSession } from './sdk-session.js';
+import { ServerCode } from '../../src/server/errors.js';
 
 const sessions: SdkSession[] = [];
 afterEach(async () => {
@@ -91,9 +92,9 @@ describe('createCompletionRegistry', () => {
     const registry = createCompletionRegistry();
     const entry = { elicitationId: 'el-1', sessionId: 's1', subject: 'alice', notify: async () => undefined };
     registry.register(entry);
-    expect(codeOf(() => registry.register(entry))).toBe(GuardCode.duplicateElicitation);
+    expect(codeOf(() => registry.register(entry))).toBe(ServerCode.duplicateElicitation);
     await registry.completeUrlElicitation('el-1');
-    expect(codeOf(() => registry.register(entry))).toBe(GuardCode.duplicateElicitation);
+    expect(codeOf(() => registry.register(entry))).toBe(ServerCode.duplicateElicitation);
   });
 
   it('stays within its cap by dropping the oldest open elicitation', () => {
@@ -158,7 +159,7 @@ describe('urlElicitationRequired', () => {
     ['a secret in the fragment', [{ ...entry, url: 'https://mcp.example.com/connect#access_token=gho_FAKEvaultTESTaccessTOKEN0123456789ab' }]],
     ['a repeated id', [entry, { ...entry, url: 'https://mcp.example.com/other' }]],
   ])('rejects %s', (_name, list) => {
-    expect(codeOf(() => urlElicitationRequired(list as UrlElicitationEntry[]))).toBe(GuardCode.urlElicitationInvalid);
+    expect(codeOf(() => urlElicitationRequired(list as UrlElicitationEntry[]))).toBe(ServerCode.urlElicitationInvalid);
   });
 
   it('never puts the URL or its query values in the error message', () => {
@@ -174,9 +175,9 @@ describe('urlElicitationRequired', () => {
 
   it('allows http only for loopback, and only when asked', () => {
     const local = { ...entry, url: 'http://localhost:3000/connect?elicitationId=el-1' };
-    expect(codeOf(() => urlElicitationRequired([local]))).toBe(GuardCode.urlElicitationInvalid);
+    expect(codeOf(() => urlElicitationRequired([local]))).toBe(ServerCode.urlElicitationInvalid);
     expect(urlElicitationRequired([local], { allowHttpLoopback: true }).elicitations[0]?.url).toBe(local.url);
-    expect(codeOf(() => urlElicitationRequired([{ ...entry, url: 'http://mcp.example.com/connect' }], { allowHttpLoopback: true }))).toBe(GuardCode.urlElicitationInvalid);
+    expect(codeOf(() => urlElicitationRequired([{ ...entry, url: 'http://mcp.example.com/connect' }], { allowHttpLoopback: true }))).toBe(ServerCode.urlElicitationInvalid);
   });
 });
 

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitationCompleteNotificationSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startExample, type RunningExample } from '../../examples/oauth-server/app.js';
 import { guardTransport } from '../../src/adapters/sdk/transport.js';
-import type { GuardEvent } from '../../src/audit/events.js';
+import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard, type Guard } from '../../src/core/guard.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import { MemorySecretVault } from '../../src/server/vault.js';

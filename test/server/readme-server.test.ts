@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitationCompleteNotificationSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationCompleteNotificationSchema, ErrorCode, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startServer } from '../../examples/readme-server/server.js';
 import { guardTransport } from '../../src/adapters/sdk/transport.js';
 import { createGuard } from '../../src/core/guard.js';

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GuardCode, GuardError } from '../../src/protocol/errors.js';
 import { EncryptedFileVault, MemorySecretVault, parseVaultKey, VAULT_KEY_ENV } from '../../src/server/vault.js';
 import type { StoredSecret } from '../../src/server/vault-types.js';
+import { ServerCode } from '../../src/server/errors.js';
 
 // Obviously fake, format-valid values: the file must never hold them in the clear.
 const ACCESS = 'gho_FAKEvaultTESTaccessTOKEN0123456789ab';
@@ -92,11 +93,11 @@ describe('EncryptedFileVault', () => {
     const file = JSON.parse(await readFile(path, 'utf8')) as { version: number; records: Record<string, string>[] };
     const copied = { ...file, records: [{ ...file.records[0]!, subject: 'mallory' }] };
     await writeFile(path, JSON.stringify(copied));
-    expect(await guardCodeOf(new EncryptedFileVault(path, key).get('mallory', 'github'))).toBe(GuardCode.vaultAuthFailed);
+    expect(await guardCodeOf(new EncryptedFileVault(path, key).get('mallory', 'github'))).toBe(ServerCode.vaultAuthFailed);
 
     const otherProvider = { ...file, records: [{ ...file.records[0]!, provider: 'gitlab' }] };
     await writeFile(path, JSON.stringify(otherProvider));
-    expect(await guardCodeOf(new EncryptedFileVault(path, key).get('alice', 'gitlab'))).toBe(GuardCode.vaultAuthFailed);
+    expect(await guardCodeOf(new EncryptedFileVault(path, key).get('alice', 'gitlab'))).toBe(ServerCode.vaultAuthFailed);
   });
 
   it.each(['data', 'tag', 'iv'] as const)('refuses a file whose record %s was altered', async (field) => {
@@ -107,19 +108,19 @@ describe('EncryptedFileVault', () => {
     file.records[0]![field] = bytes.toString('base64');
     await writeFile(path, JSON.stringify(file));
     const vault = new EncryptedFileVault(path, key);
-    expect(await guardCodeOf(vault.get('alice', 'github'))).toBe(GuardCode.vaultAuthFailed);
+    expect(await guardCodeOf(vault.get('alice', 'github'))).toBe(ServerCode.vaultAuthFailed);
     // A write must not paper over the damage either.
     const before = await readFile(path, 'utf8');
-    expect(await guardCodeOf(vault.put('bob', 'github', secret))).toBe(GuardCode.vaultAuthFailed);
+    expect(await guardCodeOf(vault.put('bob', 'github', secret))).toBe(ServerCode.vaultAuthFailed);
     expect(await readFile(path, 'utf8')).toBe(before);
   });
 
   it('refuses to read or extend a file written under another key', async () => {
     await new EncryptedFileVault(path, key).put('alice', 'github', secret);
     const wrong = new EncryptedFileVault(path, randomBytes(32));
-    expect(await guardCodeOf(wrong.get('alice', 'github'))).toBe(GuardCode.vaultAuthFailed);
-    expect(await guardCodeOf(wrong.get('bob', 'github'))).toBe(GuardCode.vaultAuthFailed);
-    expect(await guardCodeOf(wrong.put('bob', 'github', secret))).toBe(GuardCode.vaultAuthFailed);
+    expect(await guardCodeOf(wrong.get('alice', 'github'))).toBe(ServerCode.vaultAuthFailed);
+    expect(await guardCodeOf(wrong.get('bob', 'github'))).toBe(ServerCode.vaultAuthFailed);
+    expect(await guardCodeOf(wrong.put('bob', 'github', secret))).toBe(ServerCode.vaultAuthFailed);
     expect(await new EncryptedFileVault(path, key).get('alice', 'github')).toEqual(secret);
   });
 
@@ -130,12 +131,12 @@ describe('EncryptedFileVault', () => {
     ['a record without a subject', JSON.stringify({ version: 1, records: [{ provider: 'b', iv: Buffer.alloc(12).toString('base64'), tag: Buffer.alloc(16).toString('base64'), data: 'AAAA' }] })],
   ])('reports %s as a corrupt vault', async (_name, text) => {
     await writeFile(path, text);
-    expect(await guardCodeOf(new EncryptedFileVault(path, key).get('a', 'b'))).toBe(GuardCode.vaultCorrupt);
+    expect(await guardCodeOf(new EncryptedFileVault(path, key).get('a', 'b'))).toBe(ServerCode.vaultCorrupt);
   });
 
   it('reports a path it cannot read or write as unavailable', async () => {
-    expect(await guardCodeOf(new EncryptedFileVault(join(dir, 'missing-dir', 'vault.json'), key).put('alice', 'github', secret))).toBe(GuardCode.vaultUnavailable);
-    expect(await guardCodeOf(new EncryptedFileVault(dir, key).get('alice', 'github'))).toBe(GuardCode.vaultUnavailable);
+    expect(await guardCodeOf(new EncryptedFileVault(join(dir, 'missing-dir', 'vault.json'), key).put('alice', 'github', secret))).toBe(ServerCode.vaultUnavailable);
+    expect(await guardCodeOf(new EncryptedFileVault(dir, key).get('alice', 'github'))).toBe(ServerCode.vaultUnavailable);
     expect(await readdir(dir)).toEqual([]);
   });
 
@@ -156,8 +157,8 @@ describe('EncryptedFileVault.fromEnv and parseVaultKey', () => {
   });
 
   it('fails clearly when the key is missing', () => {
-    expect(() => EncryptedFileVault.fromEnv(path, {})).toThrowError(expect.objectContaining({ code: GuardCode.vaultKeyMissing }));
-    expect(() => EncryptedFileVault.fromEnv(path, { [VAULT_KEY_ENV]: '  ' })).toThrowError(expect.objectContaining({ code: GuardCode.vaultKeyMissing }));
+    expect(() => EncryptedFileVault.fromEnv(path, {})).toThrowError(expect.objectContaining({ code: ServerCode.vaultKeyMissing }));
+    expect(() => EncryptedFileVault.fromEnv(path, { [VAULT_KEY_ENV]: '  ' })).toThrowError(expect.objectContaining({ code: ServerCode.vaultKeyMissing }));
   });
 
   it.each([
@@ -171,12 +172,12 @@ describe('EncryptedFileVault.fromEnv and parseVaultKey', () => {
     } catch (error) {
       caught = error;
     }
-    expect(GuardError.is(caught) && caught.code === GuardCode.vaultKeyInvalid).toBe(true);
+    expect(GuardError.is(caught) && caught.code === ServerCode.vaultKeyInvalid).toBe(true);
     expect((caught as Error).message).not.toContain(text);
   });
 
   it('refuses a raw key of the wrong length', () => {
-    expect(() => new EncryptedFileVault(path, randomBytes(24))).toThrowError(expect.objectContaining({ code: GuardCode.vaultKeyInvalid }));
+    expect(() => new EncryptedFileVault(path, randomBytes(24))).toThrowError(expect.objectContaining({ code: ServerCode.vaultKeyInvalid }));
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import type { GuardEvent } from '../../audit/events.js';
-import type { Decision } from '../../core/decision.js';
+import type { GuardEvent } from '../../core/events.js';
+import { executeDecision, type DecisionSinks } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { GuardCode } from '../../protocol/errors.js';
@@ -40,6 +40,27 @@ export class ElicitationProxy {
   readonly #pending = new Map<string | number, true>();
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
+
+  /** Host → server: on to the server; the guard's answers go back to the host. */
+  readonly #toServer: DecisionSinks = {
+    forward: (message) => {
+      if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#track(message.id);
+      void this.#options.upstream.send(message).catch((error: Error) => {
+        this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
+        if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
+        // A request the server never got is answered now, so the host does not wait for its timeout.
+        if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
+      });
+    },
+    reply: (message) => this.#toHost(message),
+    fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
+  };
+  /** Server → host: on to the host (warnings in front of the message); the guard's answers go back to the server. */
+  readonly #fromServerSinks: DecisionSinks = {
+    forward: (message) => this.#toHost(forHost(message)),
+    reply: (message) => void this.#options.upstream.send(message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`)),
+    fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
+  };
 
   constructor(options: ProxyOptions) {
     this.#options = options;
@@ -88,6 +109,12 @@ export class ElicitationProxy {
     for (const id of ids) this.#toHost(errorResponse(id, RpcCode.internalError, `The MCP server ${how} before answering this request.`, { code: GuardCode.serverExited }));
   }
 
+  #track(id: string | number): void {
+    this.#pending.delete(id);
+    this.#pending.set(id, true);
+    if (this.#pending.size > MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value as string | number);
+  }
+
   /** Passes a signal on to the server (SIGINT, SIGTERM). */
   signal(signal: NodeJS.Signals): void {
     this.#options.upstream.signal(signal);
@@ -119,7 +146,7 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    this.#executeOutbound(this.#options.guard.outbound(message));
+    void executeDecision(this.#options.guard.outbound(message), this.#toServer, undefined);
   }
 
   #fromServer(message: unknown): void {
@@ -129,53 +156,7 @@ export class ElicitationProxy {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    this.#executeInbound(this.#options.guard.inbound(message));
-  }
-
-  #executeOutbound(decision: Decision): void {
-    switch (decision.action) {
-      case 'forward': {
-        const message = decision.message;
-        if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#track(message.id);
-        this.#options.upstream.send(message).catch((error: Error) => {
-          this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
-          if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
-          // A request the server never got is answered now, so the host does not wait for its timeout.
-          if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
-        });
-        return;
-      }
-      case 'reply':
-        this.#toHost(decision.message);
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then((next) => this.#executeOutbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
-        return;
-    }
-  }
-
-  #executeInbound(decision: Decision): void {
-    switch (decision.action) {
-      case 'forward':
-        this.#toHost(forHost(decision.message));
-        return;
-      case 'reply':
-        this.#options.upstream.send(decision.message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`));
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then((next) => this.#executeInbound(next), (error: Error) => this.#options.log(`mcp-elicitation-guard: ${error.message}`));
-        return;
-    }
-  }
-
-  #track(id: string | number): void {
-    this.#pending.delete(id);
-    this.#pending.set(id, true);
-    if (this.#pending.size > MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value as string | number);
+    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, undefined);
   }
 
   #toHost(message: JsonRpcMessage): void {

@@ -2,7 +2,7 @@
  * What a host draws for an elicitation: the contract between `createElicitationHandler` and the
  * host's UI. The handler does the protocol and the guard's bookkeeping; the UI only asks the user.
  */
-import type { ServerIdentity } from '../../audit/events.js';
+import type { ServerIdentity } from '../../core/events.js';
 import type { FlowView } from '../../core/flows.js';
 import type { ConsentDecision } from '../../flow/records.js';
 import type { FormAudit } from '../../form/types.js';

@@ -11,11 +11,10 @@ import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/type
 import type { FlowView, OpenTicket, Opener } from '../../core/flows.js';
 import type { Guard } from '../../core/guard.js';
 import type { ConsentDecision } from '../../flow/records.js';
-import type { FlowState } from '../../flow/states.js';
+import { STATE_GROUPS } from '../../flow/states.js';
 import { auditForm } from '../../form/index.js';
 import type { FormAudit } from '../../form/types.js';
 import type { Ledger } from '../../ledger/types.js';
-import { GuardCode, GuardError } from '../../protocol/errors.js';
 import { isRecord } from '../../protocol/jsonrpc.js';
 import { GuardMetaKey } from '../../protocol/wire.js';
 import { renderUrl } from '../../render/index.js';
@@ -36,9 +35,9 @@ export interface ElicitationHandlerOptions {
   /** Told about failures that cannot reach the server's answer any more (a late opener error, a follow-up). */
   readonly onError?: (error: unknown) => void;
   /**
-   * The ledger the guard writes to. When given, an accept receipt is read back from it before the
-   * URL is opened, and a receipt that is not there makes the answer `cancel`: `recordConsent`
-   * resolves even when the ledger write failed (the guard only reports it as an event).
+   * Accepted for compatibility and not needed: `guard.recordConsent` resolves only once the consent
+   * receipt is durable in the guard's ledger and rejects when it could not be written, and nothing
+   * is opened without the ticket it returns.
    */
   readonly ledger?: Ledger;
 }
@@ -76,7 +75,6 @@ interface Context {
   readonly graceMs: number;
   readonly pollMs: number;
   readonly onError: (error: unknown) => void;
-  readonly ledger: Ledger | null;
 }
 
 function contextOf(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptions): Context {
@@ -91,7 +89,6 @@ function contextOf(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptio
     opener: options.opener ?? systemBrowserOpener(),
     graceMs,
     pollMs,
-    ledger: options.ledger ?? null,
     onError: (error) => {
       try {
         onError?.(error);
@@ -215,23 +212,12 @@ async function consentToUrl(context: Context, item: Record<string, unknown>, sou
   // No ticket: the guard has revoked pending navigations (issuing stopped).
   if (ticket === null) return 'cancel';
   try {
-    await assertDurable(context, ticket);
     await openWithGrace(context, ticket);
   } catch (error) {
     context.onError(error);
     return 'cancel';
   }
   return 'accept';
-}
-
-/** With the host's ledger at hand, reads the accept receipt back: nothing opens on a receipt that was lost. */
-async function assertDurable(context: Context, ticket: OpenTicket): Promise<void> {
-  const ledger = context.ledger;
-  if (ledger === null) return;
-  const stored = await ledger.listConsentReceipts(ticket.receipt.navigationId);
-  if (!stored.some((r) => r.id === ticket.receipt.id && r.decision === 'accept')) {
-    throw new GuardError(GuardCode.ledgerUnavailable, 'the consent receipt is not in the ledger; the URL was not opened');
-  }
 }
 
 /** The flow leaves review without a decision from the user (the UI failed, the server withdrew). */
@@ -267,9 +253,7 @@ async function openWithGrace(context: Context, ticket: OpenTicket): Promise<void
   }
 }
 
-const CONFIRMABLE: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'EXPIRED', 'USER_RETRY']);
-const CANCELLABLE: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'EXPIRED', 'USER_RETRY']);
-const WAITING: ReadonlySet<FlowState> = new Set(['OUT_OF_BAND_PENDING', 'EXPIRED']);
+const { confirmable: CONFIRMABLE, cancellableAfterOpen: CANCELLABLE, waiting: WAITING } = STATE_GROUPS;
 
 /**
  * Asks `ui.afterOpen` about an opened flow, after the answer has gone out (never on its path).
@@ -325,10 +309,11 @@ async function answerForm(context: Context, params: Record<string, unknown>, sig
   const { guard, ui } = context;
   const requestedSchema = params.requestedSchema;
   if (!isRecord(requestedSchema) || typeof params.message !== 'string') return CANCEL;
+  // The guard puts its audit in `_meta` (replacing anything the server put there). A form that
+  // reached the handler without passing a guard is audited here: it never reaches the user unaudited.
   const meta = isRecord(params._meta) ? params._meta : null;
   const fromGuard = meta === null ? undefined : meta[GuardMetaKey.formAudit];
   const audit: FormAudit = isFormAudit(fromGuard) ? fromGuard : auditForm(params, guard.policy);
-  // A form the guard would refuse never reaches the user, guard or no guard.
   if (audit.verdict === 'block' || signal.aborted) return CANCEL;
   const fields = formFields(requestedSchema, audit);
   let answer: FormAnswer;

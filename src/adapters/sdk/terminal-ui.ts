@@ -8,7 +8,7 @@
  * screen from a pending "have you finished?" question, which is asked again afterwards.
  */
 import { createInterface, type Interface } from 'node:readline';
-import type { ServerIdentity } from '../../audit/events.js';
+import type { ServerIdentity } from '../../core/events.js';
 import type { FlowView } from '../../core/flows.js';
 import type { Finding } from '../../protocol/verdict.js';
 import { escapeText } from '../../render/index.js';

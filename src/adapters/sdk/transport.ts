@@ -1,6 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import type { Decision } from '../../core/decision.js';
+import { executeDecision, type DecisionSinks } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
 
 /**
@@ -20,12 +20,33 @@ export function guardTransport<T extends Transport>(transport: T, guard: Guard):
   return new GuardedTransport(transport, guard);
 }
 
+const RESOLVED: Promise<void> = Promise.resolve();
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
 class GuardedTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
   readonly #inner: Transport;
   readonly #guard: Guard;
+  /** Host → server: on to the server with the host's send options; answers go back to the host. */
+  readonly #toServer: DecisionSinks<TransportSendOptions | undefined> = {
+    forward: (message, options) => this.#inner.send(message as JSONRPCMessage, options),
+    // Answered locally: deliver the answer to the host as if the server had sent it.
+    reply: (message) => void queueMicrotask(() => this.onmessage?.(message as JSONRPCMessage, undefined)),
+    fail: (error) => {
+      throw error;
+    },
+  };
+  /** Server → host: on to the host; the guard's answers go back to the server. */
+  readonly #toHost: DecisionSinks<MessageExtraInfo | undefined> = {
+    forward: (message, extra) => this.onmessage?.(message as JSONRPCMessage, extra),
+    reply: (message) => void this.#inner.send(message as JSONRPCMessage).catch((error: unknown) => this.onerror?.(asError(error))),
+    fail: (error) => this.onerror?.(asError(error)),
+  };
 
   constructor(inner: Transport, guard: Guard) {
     this.#inner = inner;
@@ -42,59 +63,17 @@ class GuardedTransport implements Transport {
 
   start(): Promise<void> {
     const inner = this.#inner;
-    inner.onmessage = (message, extra) => this.#receive(message, extra);
+    inner.onmessage = (message, extra) => void executeDecision(this.#guard.inbound(message), this.#toHost, extra);
     inner.onerror = (error) => this.onerror?.(error);
     inner.onclose = () => this.onclose?.();
     return inner.start();
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.#sendDecided(this.#guard.outbound(message), options);
-  }
-
-  #sendDecided(decision: Decision, options: TransportSendOptions | undefined): Promise<void> {
-    switch (decision.action) {
-      case 'forward':
-        return this.#inner.send(decision.message as JSONRPCMessage, options);
-      case 'reply':
-        // Answered locally: deliver the answer to the host as if the server had sent it.
-        queueMicrotask(() => this.#deliver(decision.message as JSONRPCMessage, undefined));
-        return Promise.resolve();
-      case 'drop':
-        return Promise.resolve();
-      case 'defer':
-        return decision.until.then((next) => this.#sendDecided(next, options));
-    }
+    return executeDecision(this.#guard.outbound(message), this.#toServer, options) ?? RESOLVED;
   }
 
   close(): Promise<void> {
     return this.#inner.close();
-  }
-
-  #receive(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
-    this.#receiveDecided(this.#guard.inbound(message), extra);
-  }
-
-  #receiveDecided(decision: Decision, extra: MessageExtraInfo | undefined): void {
-    switch (decision.action) {
-      case 'forward':
-        this.#deliver(decision.message as JSONRPCMessage, extra);
-        return;
-      case 'reply':
-        this.#inner.send(decision.message as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
-        return;
-      case 'drop':
-        return;
-      case 'defer':
-        decision.until.then(
-          (next) => this.#receiveDecided(next, extra),
-          (error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))),
-        );
-        return;
-    }
-  }
-
-  #deliver(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
-    this.onmessage?.(message, extra);
   }
 }

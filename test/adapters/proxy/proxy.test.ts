@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));

@@ -1,5 +1,5 @@
-import type { GuardEvent } from './events.js';
-import { redact } from './redact.js';
+import type { GuardEvent } from '../core/events.js';
+import { redact } from '../audit/redact.js';
 
 /** How loud a line is; a logger at level L prints the lines at L and above. */
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';

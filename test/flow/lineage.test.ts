@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptOriginalOperation, createLineage, ruleOnRetry } from '../../src/lineage/lineage.js';
+import { acceptOriginalOperation, createLineage, ruleOnRetry } from '../../src/flow/lineage.js';
 
 const deps = { clock: () => 1_000, random: (n: number) => new Uint8Array(n).fill(7) };
 const scope = { sessionId: 's1', generation: 1 };

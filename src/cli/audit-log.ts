@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { GuardEvent } from './events.js';
+import type { GuardEvent } from '../core/events.js';
 
 /** Which events of an audit log to keep. */
 export interface AuditFilter {

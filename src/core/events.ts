@@ -1,8 +1,12 @@
+/**
+ * The events of the guard: what it reports to `onEvent`, the audit log and the proxy's host. They
+ * live in the core because they speak of everything below it (flows, forms, negotiation).
+ */
+import type { DropReason } from '../flow/book.js';
 import type { FieldClass } from '../form/types.js';
 import type { Modes } from '../negotiation/capabilities.js';
-import type { ElicitationMode } from '../protocol/wire.js';
 import type { ExceptionKind, Verdict } from '../protocol/verdict.js';
-import type { DropReason } from '../flow/completion-registry.js';
+import type { ElicitationMode } from '../protocol/wire.js';
 
 /** Which server an event is about: the host's key for it and what it said in `initialize`. */
 export interface ServerIdentity {

@@ -19,11 +19,13 @@
  * Either way the final answer to the original operation is accepted at most once, by
  * `acceptOriginalOperation`, which writes one business receipt.
  */
-import type { BusinessReceipt, LineageKey, LineageKind, RecordDeps } from '../flow/records.js';
-import { createBusinessReceipt } from '../flow/records.js';
 import { canonicalDigest } from '../protocol/digest.js';
 import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { BusinessReceipt, LineageKey, LineageKind, RecordDeps } from './records.js';
+import { createBusinessReceipt } from './records.js';
+import type { FlowState, FlowTrigger } from './states.js';
 
+/** A lineage record. Internal and mutable: only the flow book changes it. */
 export interface Lineage {
   readonly kind: LineageKind;
   readonly key: LineageKey;
@@ -86,19 +88,74 @@ export type RetryRuling =
  */
 export type RequirementProgress = 'verified' | 'pending' | 'unseen';
 
+/** What a kind's repeat rule is told about the original and its requirements. */
+export interface RepeatContext {
+  readonly maxRetries: number;
+  /** The original request is unanswered, or the task it created still runs. */
+  readonly originalInFlight: boolean;
+  readonly progress: RequirementProgress;
+}
+
+/**
+ * One kind of lineage, as data: how its flows move once their requirement is verified and when its
+ * final answer is accepted, and how a repeat of its original is ruled on. The flow book reads these
+ * rules and nothing else about a kind; a new kind (a new protocol revision's chain of rounds) is one
+ * more entry here, plus its name in `LINEAGE_KINDS` (records.ts).
+ */
+export interface LineageRules {
+  /** Where a flow of this lineage moves after REQUIREMENT_VERIFIED. */
+  readonly afterVerified: { readonly to: FlowState; readonly trigger: FlowTrigger };
+  /** The server's final answer to the original counts as evidence that pending requirements are met. */
+  readonly finalAnswerVerifies: boolean;
+  /** The move of a flow when the final answer is accepted: from which state, to which, on what. */
+  readonly onAccepted: { readonly from: FlowState; readonly to: FlowState; readonly trigger: FlowTrigger };
+  /**
+   * Consent to this lineage's elicitations is seen on the wire (the host answers an
+   * `elicitation/create`), so a completion notice before consent proves nothing and is dropped.
+   */
+  readonly consentOnWire: boolean;
+  /** A repeat of the original (same digest) is a retry that counts against the budget. */
+  readonly repeatIsRetry: boolean;
+  ruleOnRepeat(lineage: Lineage, context: RepeatContext): RetryRuling;
+}
+
+const inFlightRefusal = (reason: string): RetryRuling => ({ allow: false, code: 'E_RETRY_WHILE_IN_FLIGHT', reason });
+
+export const LINEAGE_RULES: { readonly [K in LineageKind]: LineageRules } = Object.freeze({
+  nested: {
+    afterVerified: { to: 'NESTED_SERVER_CONTINUES', trigger: 'nested-lineage' },
+    finalAnswerVerifies: true,
+    onAccepted: { from: 'NESTED_SERVER_CONTINUES', to: 'ORIGINAL_RESPONSE_ACCEPTED', trigger: 'final-response' },
+    consentOnWire: true,
+    repeatIsRetry: false,
+    ruleOnRepeat(_lineage, context) {
+      if (context.originalInFlight) return inFlightRefusal('the same request is still in flight and waiting for a URL elicitation; the server would run the operation twice');
+      return { allow: true, generation: 0 };
+    },
+  },
+  'error-retry': {
+    afterVerified: { to: 'ERROR_RETRY_ELIGIBLE', trigger: 'error-lineage' },
+    finalAnswerVerifies: false,
+    onAccepted: { from: 'OPTIONAL_CLIENT_RETRY', to: 'RETRY_RESPONSE_ACCEPTED', trigger: 'retry-response' },
+    consentOnWire: false,
+    repeatIsRetry: true,
+    ruleOnRepeat(lineage, { maxRetries, progress }) {
+      if (lineage.refused) return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the user declined or cancelled the URL elicitation this request required' };
+      if (lineage.retriesUsed >= maxRetries) {
+        return { allow: false, code: 'E_RETRY_EXHAUSTED', reason: `the request was already retried ${lineage.retriesUsed} time(s) after its URL elicitation (policy retry.maxRetries = ${maxRetries})` };
+      }
+      if (lineage.retryIds.size > 0) return inFlightRefusal('a retry of this request is already in flight');
+      if (progress === 'pending') {
+        return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the URL elicitation this request requires is not completed yet: wait for the completion notice or confirm it by hand' };
+      }
+      return { allow: true, generation: lineage.retriesUsed + 1 };
+    },
+  },
+} satisfies { readonly [K in LineageKind]: LineageRules });
+
 /** Rules on a host request that repeats the original of `lineage` (same digest). */
 export function ruleOnRetry(lineage: Lineage, maxRetries: number, originalInFlight: boolean, progress: RequirementProgress = 'unseen'): RetryRuling {
-  if (lineage.kind === 'nested') {
-    if (originalInFlight) {
-      return { allow: false, code: 'E_RETRY_WHILE_IN_FLIGHT', reason: 'the same request is still in flight and waiting for a URL elicitation; the server would run the operation twice' };
-    }
-    return { allow: true, generation: 0 };
-  }
-  if (lineage.refused) return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the user declined or cancelled the URL elicitation this request required' };
-  if (lineage.retriesUsed >= maxRetries) return { allow: false, code: 'E_RETRY_EXHAUSTED', reason: `the request was already retried ${lineage.retriesUsed} time(s) after its URL elicitation (policy retry.maxRetries = ${maxRetries})` };
-  if (lineage.retryIds.size > 0) return { allow: false, code: 'E_RETRY_WHILE_IN_FLIGHT', reason: 'a retry of this request is already in flight' };
-  if (progress === 'pending') return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the URL elicitation this request requires is not completed yet: wait for the completion notice or confirm it by hand' };
-  return { allow: true, generation: lineage.retriesUsed + 1 };
+  return LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, { maxRetries, originalInFlight, progress });
 }
 
 export type Acceptance =
