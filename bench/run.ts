@@ -8,10 +8,13 @@ import { benchLedger, printLedger } from './ledger.bench.js';
 import { printPairs } from './harness.js';
 import { benchDurable, POSTGRES_BENCH_ENV, printDurable } from './postgres.bench.js';
 import { benchProxy, printProxy } from './proxy.bench.js';
-import { benchSdk } from './sdk.bench.js';
+import { benchGuardPairs, benchSdk, GUARD_PAIR_TITLE, SDK_TITLE } from './sdk.bench.js';
+import { benchSdkV2 } from './sdk-v2.bench.js';
 import { benchUrlRows, urlBenchUnavailable } from './url.bench.js';
 
-printPairs('SDK round trips: unguarded (baseline) vs guardTransport (candidate), target ≤ 1.03×', await benchSdk());
+printPairs(SDK_TITLE, await benchSdk());
+printPairs(GUARD_PAIR_TITLE, await benchGuardPairs());
+printPairs('SDK v2 (2026-07-28) round trips: unguarded (baseline) vs guardTransport (candidate), target ≤ 1.03×', await benchSdkV2());
 const notMeasured: string[] = [];
 const urlUnavailable = urlBenchUnavailable();
 if (urlUnavailable === null) {

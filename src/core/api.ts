@@ -1,3 +1,4 @@
+import type { Era } from './modern.js';
 /** The public shape of a guard: what `createGuard` takes and returns. */
 import type { ConsentDecision, ShownToUser } from '../flow/records.js';
 import type { Ledger } from '../ledger/types.js';
@@ -38,6 +39,12 @@ export interface GuardSessionView {
   readonly generation: number;
   readonly initialized: boolean;
   readonly protocolVersion: string | null;
+  /**
+   * The connection's protocol era as read from the wire: `legacy` (2025-11-25 `initialize`),
+   * `modern` (2026-07-28 per-request `_meta`), `mixed` (both: elicitations are refused), or not yet
+   * known (`unknown`, `probing` after a `server/discover`).
+   */
+  readonly era: Era;
   readonly declaredModes: Modes;
   readonly modes: Modes;
   readonly server: ServerIdentity;

@@ -142,8 +142,12 @@ export function onUrlRequired(ctx: Translation, response: JsonRpcError, original
     return replaceRequirement(ctx, response, code, 'The server requires URL elicitations that the client refused to show (blocked or malformed URLs).', removed, findings);
   }
   const server = ctx.server();
-  ctx.book.urlRequired(original, response.id as JsonRpcId, kept.map((k) => ({ ...k, server, subject: ctx.subject })));
+  const chain = ctx.book.urlRequired(original, response.id as JsonRpcId, kept.map((k) => ({ ...k, server, subject: ctx.subject })));
   const events: GuardEvent[] = [];
+  if (chain.repeatedUrls > 0) {
+    const hosts = [...new Set(kept.map((k) => k.analysis.display.hostAscii ?? '(no host)'))];
+    events.push(ctx.report.event({ type: 'url-required.loop', requestId: response.id as JsonRpcId, round: chain.round, repeated: chain.repeatedUrls, hosts }));
+  }
   if (removed > 0) {
     ctx.metrics.urlRequiredFiltered += 1;
     events.push(ctx.report.event({ type: 'url-required.filtered', requestId: response.id as JsonRpcId, code: null, kept: kept.length, removed, findings }));

@@ -35,6 +35,8 @@ export type GuardEvent =
       readonly code: string;
       readonly mode: ElicitationMode | null;
       readonly requestId: string | number;
+      /** 2026-07-28: the key of the input request within its input-required result. */
+      readonly inputKey?: string;
       readonly reason: string;
       /** Finding codes behind the refusal. */
       readonly findings: readonly string[];
@@ -43,6 +45,8 @@ export type GuardEvent =
       readonly type: 'elicitation.forwarded';
       readonly mode: ElicitationMode;
       readonly requestId: string | number;
+      /** 2026-07-28: the key of the input request within its input-required result. */
+      readonly inputKey?: string;
       readonly verdict: Verdict;
       readonly findings: readonly string[];
       /** For URL mode: the host the user would open (ASCII form). */
@@ -80,6 +84,8 @@ export type GuardEvent =
       readonly type: 'content.withheld';
       readonly code: string;
       readonly requestId: string | number;
+      /** 2026-07-28: the key of the input response within the host's retry. */
+      readonly inputKey?: string;
       /** The fields that failed, never their values. */
       readonly fields: readonly string[];
       readonly findings: readonly string[];
@@ -104,6 +110,15 @@ export type GuardEvent =
       readonly reason: string;
     })
   | (EventBase & { readonly type: 'response.withheld'; readonly code: string; readonly requestId: string | number; readonly reason: string })
-  | (EventBase & { readonly type: 'guard.error'; readonly code: string; readonly message: string });
+  | (EventBase & { readonly type: 'guard.error'; readonly code: string; readonly message: string })
+  /**
+   * A `-32042` answering a retry of the same original names a URL the server already sent: the
+   * host is in a loop with the server. Retries stop at `retry.maxUrlRequiredRounds` rounds.
+   */
+  | (EventBase & { readonly type: 'url-required.loop'; readonly requestId: string | number; readonly round: number; readonly repeated: number; readonly hosts: readonly string[] })
+  /** The connection's protocol era as the guard reads it from the wire (2026-07-28: per-request `_meta`, `server/discover`). */
+  | (EventBase & { readonly type: 'session.era'; readonly era: 'legacy' | 'modern' | 'mixed'; readonly protocolVersion: string | null })
+  /** A message that breaks the rules of the connection's era, dropped or replaced (never delivered as it was). */
+  | (EventBase & { readonly type: 'protocol.violation'; readonly code: string; readonly method: string | null; readonly requestId: string | number | null; readonly reason: string });
 
 export type GuardEventType = GuardEvent['type'];

@@ -8,6 +8,7 @@ import { GuardCode, GuardError } from '../protocol/errors.js';
 import { kindOf, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { UrlAnalysis } from '../url/types.js';
 import type { WireCodec } from '../wire/codec.js';
+import { Method } from '../protocol/wire.js';
 import { rev2025_11_25 } from '../wire/rev2025-11-25.js';
 import type { Guard, GuardOptions, GuardSessionView } from './api.js';
 import { drop, forward, reply, type Decision } from './decision.js';
@@ -16,6 +17,7 @@ import { dropped, idInUse, onElicitation, type Translation } from './elicitation
 import type { ServerIdentity } from './events.js';
 import type { FlowView, OpenTicket, Opener } from './flows.js';
 import { emptyMetrics, type GuardMetrics } from './metrics.js';
+import { ModernSide } from './modern.js';
 import { Reporter } from './reporter.js';
 import { Session } from './session.js';
 
@@ -41,6 +43,8 @@ class GuardCore implements Guard {
   readonly #metrics = emptyMetrics();
   readonly #book: FlowBook<UrlAnalysis>;
   readonly #ctx: Translation;
+  /** Spec 2026-07-28: era detection, input-required results, retries' inputResponses (core/modern.ts). */
+  readonly #modern: ModernSide;
 
   constructor(options: GuardOptions) {
     this.policy = toPolicyDocument(options.policy).forServer(options.server);
@@ -63,6 +67,7 @@ class GuardCore implements Guard {
     if (this.policy.issuing === 'stopped') this.#book.revokeAll();
     const { policy } = this;
     this.#ctx = { policy, codec: this.#codec, session: this.#session, book: this.#book, metrics: this.#metrics, report: this.#report, subject: this.#subject, server: () => this.#server() };
+    this.#modern = new ModernSide(this.#ctx);
   }
 
   pendingFlows(): FlowView[] {
@@ -99,7 +104,8 @@ class GuardCore implements Guard {
 
   session(): GuardSessionView {
     const s = this.#session;
-    return { generation: this.#book.generation, initialized: s.initialized, protocolVersion: s.protocolVersion, declaredModes: s.declared, modes: s.modes, server: this.#server() };
+    const legacy = { initialized: s.initialized, protocolVersion: s.protocolVersion, declaredModes: s.declared, modes: s.modes };
+    return { generation: this.#book.generation, ...this.#modern.view(legacy), server: this.#server() };
   }
 
   metrics(): Readonly<GuardMetrics> {
@@ -134,6 +140,8 @@ class GuardCore implements Guard {
     const codec = this.#codec;
     const kind = direction === 'inbound' ? codec.classifyInbound(message) : codec.classifyOutbound(message);
     const m = message as JsonRpcMessage & { id: JsonRpcId };
+    const modern = this.#modern.onInternalError(direction, message, event);
+    if (modern !== null) return modern;
     if (kind === 'elicitation') {
       this.#metrics.elicitationsRefused += 1;
       return reply(codec.guardError(m.id, GuardCode.internal, 'server', 'The client-side elicitation guard could not check this elicitation, so it was refused.'), [event]);
@@ -155,6 +163,8 @@ class GuardCore implements Guard {
     const codec = this.#codec;
     switch (codec.classifyInbound(message)) {
       case 'elicitation':
+        // 2026-07-28 has no server-to-client requests: a pushed elicitation is dropped, never answered as if legacy.
+        if (this.#modern.refusesPushes) return this.#modern.stray(message as JsonRpcRequest);
         return onElicitation(this.#ctx, message as JsonRpcRequest);
       case 'elicitation-without-id':
         // An elicitation without an id cannot be answered and was never judged: it never reaches the host.
@@ -180,7 +190,7 @@ class GuardCore implements Guard {
         return forward(request);
       }
       case 'response':
-        return onServerResponse(this.#ctx, message as JsonRpcResponse);
+        return this.#modern.inboundResponse(message as JsonRpcResponse) ?? onServerResponse(this.#ctx, message as JsonRpcResponse);
       case 'notification':
       case 'invalid':
         return forward(message as JsonRpcMessage);
@@ -204,13 +214,18 @@ class GuardCore implements Guard {
   #outbound(message: unknown): Decision {
     const session = this.#session;
     switch (this.#codec.classifyOutbound(message)) {
-      case 'handshake':
-        return this.#onHandshake(message as JsonRpcRequest);
+      case 'handshake': {
+        const mixed = this.#modern.onInitialize();
+        const decision = this.#onHandshake(message as JsonRpcRequest);
+        return mixed === null ? decision : { ...decision, events: [mixed, ...decision.events] };
+      }
       case 'handshake-done':
         if (session.handshakeId === null && session.protocolVersion !== null) session.initialized = true;
         return forward(message as JsonRpcNotification);
       case 'request': {
         const request = message as JsonRpcRequest;
+        const modern = this.#modern.outbound(request);
+        if (modern !== null) return modern;
         const ruling = this.#book.hostRequest(request);
         if (ruling.ruling === 'pass') return forward(request);
         const event = this.#report.event({ type: 'retry.refused', code: ruling.code, requestId: request.id, reason: ruling.reason });
@@ -219,6 +234,8 @@ class GuardCore implements Guard {
       case 'answer':
         return onAnswer(this.#ctx, message as JsonRpcResponse);
       case 'notification':
+        if ((message as JsonRpcNotification).method === Method.cancelled) this.#modern.onHostCancelled(message as JsonRpcNotification);
+        return forward(message as JsonRpcMessage);
       case 'invalid':
         return forward(message as JsonRpcMessage);
     }

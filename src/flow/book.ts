@@ -26,6 +26,7 @@ import { requestDigest } from '../protocol/digest.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import type { JsonRpcId } from '../protocol/jsonrpc.js';
 import { ELICITING_METHODS, Method, TERMINAL_TASK_STATUSES } from '../protocol/wire.js';
+import { InputRequiredBook, type InputChain } from './input-required.js';
 import { acceptOriginalOperation, createLineage, LINEAGE_RULES, type Lineage, type RequirementProgress } from './lineage.js';
 import {
   createConsentReceipt,
@@ -241,24 +242,58 @@ const URL_ANSWER = Object.freeze({ ruling: 'url' as const });
 const DELIVER: NoticeRuling = Object.freeze({ deliver: true });
 const drop = (reason: DropReason | 'before-consent'): NoticeRuling => ({ deliver: false, reason });
 
-/** An insertion-ordered map that forgets its oldest entries past `limit`. */
-class Bounded<K, V> extends Map<K, V> {
-  constructor(readonly limit: number) {
-    super();
+/** The first entry of every Bounded table, never removed (see Bounded). */
+const SENTINEL: unique symbol = Symbol('bounded-table-sentinel');
+
+/**
+ * An insertion-ordered map that forgets its oldest entries past `limit`. It holds one entry of its
+ * own that is never removed: V8 shrinks (reallocates) a hash table each time it empties, and the
+ * table of requests in flight empties after nearly every answer, so without it a plain request and
+ * its answer cost two table allocations and the garbage collections they cause.
+ */
+class Bounded<K, V> {
+  readonly #map = new Map<K | typeof SENTINEL, V>([[SENTINEL, undefined as V]]);
+
+  constructor(readonly limit: number) {}
+
+  get size(): number {
+    return this.#map.size - 1;
+  }
+  get(key: K): V | undefined {
+    return this.#map.get(key);
+  }
+  has(key: K): boolean {
+    return this.#map.has(key);
+  }
+  delete(key: K): boolean {
+    return this.#map.delete(key);
+  }
+  clear(): void {
+    this.#map.clear();
+    this.#map.set(SENTINEL, undefined as V);
   }
   put(key: K, value: V, onEvict?: (value: V) => void): void {
-    this.set(key, value);
-    while (this.size > this.limit) {
-      const oldKey = this.keys().next().value as K;
-      const oldValue = this.get(oldKey) as V;
-      this.delete(oldKey);
+    const map = this.#map;
+    map.set(key, value);
+    while (map.size - 1 > this.limit) {
+      const entries = map.entries();
+      entries.next(); // the sentinel, always first
+      const [oldKey, oldValue] = entries.next().value as [K, V];
+      map.delete(oldKey);
       onEvict?.(oldValue);
     }
   }
   take(key: K): V | undefined {
-    const value = this.get(key);
-    if (value !== undefined) this.delete(key);
+    const map = this.#map;
+    const value = map.get(key);
+    if (value !== undefined) map.delete(key);
     return value;
+  }
+  *values(): IterableIterator<V> {
+    for (const [key, value] of this.#map) if (key !== SENTINEL) yield value;
+  }
+  *[Symbol.iterator](): IterableIterator<[K, V]> {
+    for (const entry of this.#map) if (entry[0] !== SENTINEL) yield entry as [K, V];
   }
 }
 
@@ -294,6 +329,12 @@ export class FlowBook<A = unknown> {
   readonly counters: BookCounters = { completionNoticesAdvancingUnknown: 0, originalOperationsAccepted: 0, maxAcceptancesPerLineage: 0 };
   /** Store writes not yet settled (each one already handles its own failure). */
   readonly #writes = new Set<Promise<void>>();
+  /**
+   * Spec 2026-07-28: the rounds of every input-required operation (one chain per original, chained
+   * by requestState, bounded by policy retry.maxRounds). Its URL flows and its acceptance are this
+   * book's like any other lineage's.
+   */
+  readonly rounds: InputRequiredBook;
 
   constructor(options: FlowBookOptions) {
     this.#policy = options.policy;
@@ -307,6 +348,17 @@ export class FlowBook<A = unknown> {
     this.#flows = new Bounded(max);
     this.#serverTasks = new Bounded(max);
     this.#byDigest = new Bounded(max);
+    // Chain ids are bound to this connection (a tag of the session's random id) and counted within
+    // it: the flow ids built from them stay apart in a ledger that several guards share.
+    let chains = 0;
+    const tag = options.sessionId.slice(0, 8);
+    this.rounds = new InputRequiredBook({
+      maxRounds: options.policy.retry.maxRounds,
+      maxChains: max,
+      ttlMs: this.#ttlMs,
+      clock: options.deps.clock,
+      newId: () => `ir.${tag}.${(chains += 1)}`,
+    });
   }
 
   get generation(): number {
@@ -356,7 +408,7 @@ export class FlowBook<A = unknown> {
     const maxRetries = this.#policy.retry.maxRetries;
     for (const lineage of this.#nested.values()) {
       if (lineage.digest !== digest) continue;
-      const ruling = LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, { maxRetries, originalInFlight: this.#inFlight(lineage), progress: 'unseen' });
+      const ruling = LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, { maxRetries, maxRounds: this.#policy.retry.maxUrlRequiredRounds, originalInFlight: this.#inFlight(lineage), progress: 'unseen' });
       if (!ruling.allow) return { ruling: 'refuse', code: ruling.code, reason: ruling.reason };
     }
     for (const [id, candidate] of this.#ambiguous) {
@@ -377,7 +429,7 @@ export class FlowBook<A = unknown> {
       return null;
     }
     const rules = LINEAGE_RULES[lineage.kind];
-    const ruling = rules.ruleOnRepeat(lineage, { maxRetries: this.#policy.retry.maxRetries, originalInFlight: false, progress: this.#progress(lineage) });
+    const ruling = rules.ruleOnRepeat(lineage, { maxRetries: this.#policy.retry.maxRetries, maxRounds: this.#policy.retry.maxUrlRequiredRounds, originalInFlight: false, progress: this.#progress(lineage) });
     if (!ruling.allow) return { ruling: 'refuse', code: ruling.code, reason: ruling.reason };
     lineage.retriesUsed = ruling.generation;
     lineage.retryIds.set(id, ruling.generation);
@@ -457,12 +509,64 @@ export class FlowBook<A = unknown> {
    * The server answered `original` with URL elicitations it needs first; `entries` passed the
    * checkers. They form one error lineage: the host may send `original` again once they are done.
    */
-  urlRequired(original: RequestEvent, responseId: JsonRpcId, entries: readonly PresentedEvent<A>[]): void {
+  urlRequired(original: RequestEvent, responseId: JsonRpcId, entries: readonly PresentedEvent<A>[]): { readonly round: number; readonly repeatedUrls: number } {
     const digest = requestDigest(original.method, original.params);
     const lineage = createLineage('error-retry', { sessionId: this.#sessionId, generation: this.#generation }, responseId, digest, this.#deps.clock() + this.#ttlMs);
+    // A -32042 answering a retry of the same original is the next round of one chain: counted, and
+    // a URL the server already sent in the round before is a loop.
+    const previous = this.#byDigest.get(digest);
+    let repeatedUrls = 0;
+    if (previous !== undefined && previous.expiresAt > this.#deps.clock()) {
+      lineage.round = previous.round + 1;
+      const before = new Set([...this.#flowsOf(previous)].map((e) => e.url));
+      repeatedUrls = entries.filter((e) => before.has(e.url)).length;
+    }
     this.#byDigest.delete(digest);
     this.#byDigest.put(digest, lineage);
     for (const entry of entries) this.#present(entry, lineage, null);
+    return { round: lineage.round, repeatedUrls };
+  }
+
+  // ---------------------------------------------------------------- input-required rounds (2026-07-28)
+
+  /** The lineage of an input-required chain: scoped to the chain, so the same call made again later is a new operation. */
+  inputLineage(chain: InputChain, originalId: JsonRpcId): Lineage {
+    chain.lineage ??= createLineage('input-required', { sessionId: `${this.#sessionId}/${chain.id}`, generation: this.#generation }, originalId, chain.digest, chain.expiresAt);
+    return chain.lineage;
+  }
+
+  /** A URL elicitation of an input-required round is about to reach the user (no `elicitationId` in this revision: the guard names it). */
+  presentedInput(event: PresentedEvent<A>, lineage: Lineage, requestId: JsonRpcId): void {
+    // Answered on the wire (the host's retry carries the answer); `requestId` is the host request whose answer carried the round.
+    this.#present(event, lineage, requestId);
+  }
+
+  /** The host answered a URL input request on its retry: that answer is its consent when it drew its own UI. */
+  inputAnswer(flowId: string, action: unknown): AnswerRuling {
+    const entry = this.#flows.get(flowId);
+    if (entry === undefined) return URL_ANSWER;
+    const state = entry.flow.state;
+    if (action === 'accept' && (state === 'CANCELLED' || state === 'DECLINED')) {
+      return { ruling: 'override', action: state === 'DECLINED' ? 'decline' : 'cancel', reason: `the flow was already ${state.toLowerCase()}` };
+    }
+    this.#onWireAnswer(entry, action);
+    return URL_ANSWER;
+  }
+
+  /** The server answered a retry with its next round: the URL steps the user went through are verified by it. */
+  inputRoundAnswered(lineage: Lineage): void {
+    for (const entry of this.#flowsOf(lineage)) if (AWAITING.has(entry.flow.state)) this.#verify(entry, 'final-response');
+  }
+
+  /**
+   * The final answer of an input-required operation. Like a nested original's, it is accepted once
+   * with a business receipt when the operation rests on the user's consent to a URL step; an
+   * operation of forms only has no receipt to write (its rounds still end at most once: the round
+   * book refuses a re-sent completed round before it reaches the server).
+   */
+  inputComplete(lineage: Lineage, id: JsonRpcId, response: unknown, round: number): ServerResponseRuling {
+    if (lineage.consentReceiptIds.length === 0) return PASS;
+    return this.#accept(lineage, id, response, round);
   }
 
   /** The server withdrew one of its requests (`notifications/cancelled`). The pending answer stays checked. */

@@ -43,6 +43,11 @@ export interface Lineage {
   refused: boolean;
   /** The final answer was accepted (a business receipt exists). */
   accepted: boolean;
+  /**
+   * `error-retry`: how many `-32042` answers in a row the original got (1 for the first); each
+   * answer to a retry starts a new lineage one round further. Bounded by `retry.maxUrlRequiredRounds`.
+   */
+  round: number;
   /** Until when the lineage is tracked. */
   readonly expiresAt: number;
 }
@@ -71,6 +76,7 @@ export function createLineage(kind: LineageKind, scope: LineageScope, originalId
     retryIds: new Map(),
     refused: false,
     accepted: false,
+    round: 1,
     expiresAt,
   };
 }
@@ -91,6 +97,8 @@ export type RequirementProgress = 'verified' | 'pending' | 'unseen';
 /** What a kind's repeat rule is told about the original and its requirements. */
 export interface RepeatContext {
   readonly maxRetries: number;
+  /** `retry.maxUrlRequiredRounds`: `-32042` answers one original may get before its retries are refused. */
+  readonly maxRounds: number;
   /** The original request is unanswered, or the task it created still runs. */
   readonly originalInFlight: boolean;
   readonly progress: RequirementProgress;
@@ -139,8 +147,11 @@ export const LINEAGE_RULES: { readonly [K in LineageKind]: LineageRules } = Obje
     onAccepted: { from: 'OPTIONAL_CLIENT_RETRY', to: 'RETRY_RESPONSE_ACCEPTED', trigger: 'retry-response' },
     consentOnWire: false,
     repeatIsRetry: true,
-    ruleOnRepeat(lineage, { maxRetries, progress }) {
+    ruleOnRepeat(lineage, { maxRetries, maxRounds, progress }) {
       if (lineage.refused) return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the user declined or cancelled the URL elicitation this request required' };
+      if (lineage.round >= maxRounds) {
+        return { allow: false, code: 'E_RETRY_EXHAUSTED', reason: `the server answered this request with a URL elicitation requirement ${lineage.round} times in a row (policy retry.maxUrlRequiredRounds = ${maxRounds})` };
+      }
       if (lineage.retriesUsed >= maxRetries) {
         return { allow: false, code: 'E_RETRY_EXHAUSTED', reason: `the request was already retried ${lineage.retriesUsed} time(s) after its URL elicitation (policy retry.maxRetries = ${maxRetries})` };
       }
@@ -151,11 +162,27 @@ export const LINEAGE_RULES: { readonly [K in LineageKind]: LineageRules } = Obje
       return { allow: true, generation: lineage.retriesUsed + 1 };
     },
   },
+  /**
+   * Spec 2026-07-28: the server answers a request with input-required results and the host retries
+   * it with the answers (flow/input-required.ts keeps the rounds). A URL step is verified by the
+   * server's next answer, like a nested lineage's, and the final result is accepted once. Retries
+   * are ruled on by the round book (by requestState), never by digest here.
+   */
+  'input-required': {
+    afterVerified: { to: 'NESTED_SERVER_CONTINUES', trigger: 'nested-lineage' },
+    finalAnswerVerifies: true,
+    onAccepted: { from: 'NESTED_SERVER_CONTINUES', to: 'ORIGINAL_RESPONSE_ACCEPTED', trigger: 'final-response' },
+    consentOnWire: true,
+    repeatIsRetry: true,
+    ruleOnRepeat() {
+      return { allow: true, generation: 0 };
+    },
+  },
 } satisfies { readonly [K in LineageKind]: LineageRules });
 
 /** Rules on a host request that repeats the original of `lineage` (same digest). */
-export function ruleOnRetry(lineage: Lineage, maxRetries: number, originalInFlight: boolean, progress: RequirementProgress = 'unseen'): RetryRuling {
-  return LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, { maxRetries, originalInFlight, progress });
+export function ruleOnRetry(lineage: Lineage, maxRetries: number, originalInFlight: boolean, progress: RequirementProgress = 'unseen', maxRounds = Number.POSITIVE_INFINITY): RetryRuling {
+  return LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, { maxRetries, maxRounds, originalInFlight, progress });
 }
 
 export type Acceptance =

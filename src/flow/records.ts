@@ -84,7 +84,8 @@ export interface ConsentReceipt {
  * flight) and `error-retry` (the `-32042` URL-elicitation-required lineage). Their rules live in
  * `LINEAGE_RULES` (lineage.ts).
  */
-export const LINEAGE_KINDS = Object.freeze(['nested', 'error-retry'] as const);
+/** `input-required`: the rounds of one original operation in spec 2026-07-28 (see flow/input-required.ts). */
+export const LINEAGE_KINDS = Object.freeze(['nested', 'error-retry', 'input-required'] as const);
 export type LineageKind = (typeof LINEAGE_KINDS)[number];
 
 /** One original operation. At most one business receipt may ever exist per key. */
@@ -272,6 +273,15 @@ function randomId(prefix: string, deps: RecordDeps): string {
   return prefix + Buffer.from(randomBytesOf(deps, ID_BYTES)).toString('hex');
 }
 
+/**
+ * An id that sorts by creation time, as UUIDv7 does: the millisecond clock (12 hex digits) then 80
+ * random bits, in the same 32 hex digits as `randomId`. Stores index receipts by id; ids that arrive
+ * in order land next to each other instead of on a random page each.
+ */
+function timeOrderedId(prefix: string, at: number, deps: RecordDeps): string {
+  return prefix + at.toString(16).padStart(12, '0').slice(-12) + Buffer.from(randomBytesOf(deps, ID_BYTES - 6)).toString('hex');
+}
+
 function now(deps: RecordDeps): number {
   return validate(epochMs, deps.clock(), 'clock reading');
 }
@@ -388,7 +398,8 @@ export function createConsentReceipt(input: ConsentInput, deps: RecordDeps): Con
 
 export function createBusinessReceipt(input: BusinessInput, deps: RecordDeps): BusinessReceipt {
   const checked = validate(businessInputSchema, input, 'business receipt');
-  return parseBusinessReceipt({ schema: BUSINESS_SCHEMA, id: randomId('br_', deps), ...checked, at: now(deps) });
+  const at = now(deps);
+  return parseBusinessReceipt({ schema: BUSINESS_SCHEMA, id: timeOrderedId('br_', at, deps), ...checked, at });
 }
 
 /** A stable string for a lineage key, for maps keyed by lineage. */

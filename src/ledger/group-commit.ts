@@ -33,6 +33,28 @@ export interface GroupCommitStats {
   readonly largestGroup: number;
 }
 
+/**
+ * Lets the group size follow what the store is fastest at. Bigger groups share one fsync among
+ * more writes, but past some size a transaction costs more per write (its dirty pages outgrow the
+ * page cache and spill, the lock is held longer); where that is depends on the disk, the page
+ * cache and the file. So the committer measures: it times every group that was cut at the current
+ * size (the queue held more), keeps a moving average of the time per write for each size it has
+ * tried, probes the size twice and half as large now and then, and settles on the cheapest.
+ */
+export interface AdaptiveSizing {
+  /** The size to start from. */
+  readonly initial: number;
+  /** Never below this. */
+  readonly min: number;
+  /** A clock in milliseconds (injected so tests can give each group a cost). */
+  readonly now: () => number;
+}
+
+/** Full groups between two probes of a neighbouring size. */
+const PROBE_EVERY = 8;
+/** Weight of the newest group in a size's moving average. */
+const EMA_WEIGHT = 0.25;
+
 interface Queued {
   readonly write: () => unknown;
   readonly settle: (answer: Settled) => void;
@@ -41,6 +63,14 @@ interface Queued {
 export class GroupCommitter {
   readonly #commitGroup: CommitGroup;
   readonly #maxGroupSize: number;
+  readonly #sizing: AdaptiveSizing | null;
+  /** The size groups are cut at now (≤ #maxGroupSize). */
+  #target: number;
+  /** Moving average of milliseconds per write, by group size, over groups cut at that size. */
+  readonly #costPerWrite = new Map<number, number>();
+  #fullGroups = 0;
+  /** The size to return to after a probe group. */
+  #settled: number;
   #queue: Queued[] = [];
   #scheduled = false;
   #commits = 0;
@@ -48,10 +78,21 @@ export class GroupCommitter {
   #failures = 0;
   #largestGroup = 0;
 
-  /** `maxGroupSize` bounds one transaction, so a burst is written as several and no caller waits behind all of it. */
-  constructor(commitGroup: CommitGroup, maxGroupSize: number) {
+  /**
+   * `maxGroupSize` bounds one transaction, so a burst is written as several and no caller waits
+   * behind all of it. With `sizing`, groups are cut at a measured size within [min, maxGroupSize].
+   */
+  constructor(commitGroup: CommitGroup, maxGroupSize: number, sizing: AdaptiveSizing | null = null) {
     this.#commitGroup = commitGroup;
     this.#maxGroupSize = maxGroupSize;
+    this.#sizing = sizing;
+    this.#target = sizing === null ? maxGroupSize : clamp(sizing.initial, Math.min(sizing.min, maxGroupSize), maxGroupSize);
+    this.#settled = this.#target;
+  }
+
+  /** The size groups are cut at now: `maxGroupSize`, or the measured size when adaptive. */
+  groupSize(): number {
+    return this.#target;
   }
 
   /** Queues `write` for the next group; resolves with its result once that group has committed. */
@@ -86,14 +127,17 @@ export class GroupCommitter {
 
   #commitNext(): void {
     let group: Queued[];
-    if (this.#queue.length <= this.#maxGroupSize) {
+    const size = this.#target;
+    const full = this.#queue.length > size;
+    if (!full) {
       group = this.#queue;
       this.#queue = [];
     } else {
-      group = this.#queue.splice(0, this.#maxGroupSize);
+      group = this.#queue.splice(0, size);
     }
     if (group.length === 0) return;
     let answers: readonly Settled[];
+    const started = this.#sizing?.now() ?? 0;
     try {
       answers = this.#commitGroup(group.map((q) => q.write));
     } catch (error) {
@@ -101,9 +145,48 @@ export class GroupCommitter {
       for (const q of group) q.settle({ ok: false, error });
       return;
     }
+    if (full && this.#sizing !== null) this.#learn(size, (this.#sizing.now() - started) / size);
     this.#commits++;
     this.#writes += group.length;
     this.#largestGroup = Math.max(this.#largestGroup, group.length);
     group.forEach((q, i) => q.settle(answers[i] ?? { ok: false, error: new Error('the store answered fewer writes than it was given') }));
   }
+
+  /** Records the cost of a full group and picks the size of the next one. */
+  #learn(size: number, msPerWrite: number): void {
+    const sizing = this.#sizing!;
+    const before = this.#costPerWrite.get(size);
+    this.#costPerWrite.set(size, before === undefined ? msPerWrite : before + EMA_WEIGHT * (msPerWrite - before));
+    if (size !== this.#settled) {
+      // That was a probe: settle on whichever of the sizes tried around the settled one is cheapest.
+      this.#settled = this.#cheapestAround(this.#settled, sizing.min);
+      this.#target = this.#settled;
+      return;
+    }
+    this.#fullGroups++;
+    if (this.#fullGroups % PROBE_EVERY !== 0) return;
+    // Probe a neighbour: alternately the size twice and half as large, where the bounds allow.
+    const up = Math.min(size * 2, this.#maxGroupSize);
+    const down = Math.max(size >> 1, Math.min(sizing.min, this.#maxGroupSize), 1);
+    const probe = (this.#fullGroups / PROBE_EVERY) % 2 === 1 ? (up !== size ? up : down) : down !== size ? down : up;
+    if (probe !== size) this.#target = probe;
+  }
+
+  #cheapestAround(size: number, min: number): number {
+    let best = size;
+    let bestCost = this.#costPerWrite.get(size) ?? Number.POSITIVE_INFINITY;
+    for (const candidate of [Math.min(size * 2, this.#maxGroupSize), Math.max(size >> 1, Math.min(min, this.#maxGroupSize), 1)]) {
+      const cost = this.#costPerWrite.get(candidate);
+      // A neighbour has to be clearly cheaper (5 %) to move: noise alone should not make the size wander.
+      if (cost !== undefined && cost < bestCost * 0.95) {
+        best = candidate;
+        bestCost = cost;
+      }
+    }
+    return best;
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.max(min, Math.min(max, value));
 }

@@ -8,7 +8,7 @@ export function examplePolicy(): Record<string, unknown> {
     form: { enabled: true, onSensitive: 'block', blockPersonal: false },
     url: { enabled: true, allowedHosts: [], protectedDomains: [], redirectHosts: [], maxLength: 2048, onBlock: 'block' },
     completion: { ttlSeconds: 600, maxPending: 1024 },
-    retry: { maxRetries: 1 },
+    retry: { maxRetries: 1, maxRounds: 10, maxUrlRequiredRounds: 5 },
     subject: { required: false },
     servers: {
       'local-dev-server': { profile: 'development' },

@@ -35,7 +35,7 @@ export interface Policy {
 export const DEFAULT_FORM: FormSettings = { enabled: true, onSensitive: 'block', blockPersonal: false };
 export const DEFAULT_URL: UrlSettings = { enabled: true, allowedHosts: [], protectedDomains: [], redirectHosts: [], maxLength: 2048, onBlock: 'block' };
 export const DEFAULT_COMPLETION: CompletionSettings = { ttlSeconds: 600, maxPending: 1024 };
-export const DEFAULT_RETRY: RetrySettings = { maxRetries: 1 };
+export const DEFAULT_RETRY: RetrySettings = { maxRetries: 1, maxRounds: 10, maxUrlRequiredRounds: 5 };
 export const DEFAULT_SUBJECT: SubjectSettings = { required: false };
 
 /** A policy file after parsing: the top level plus the per-server overrides. */

@@ -85,6 +85,18 @@ const completionSettings = z
 const retrySettings = z
   .object({
     maxRetries: z.number().int().min(0).max(10).describe('Retries of a request after a -32042 error that are let through.'),
+    maxRounds: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .describe('2026-07-28: retries of one operation after input-required results (its rounds) that are let through; the next is refused. Default 10, as SDK v2 inputRequired.maxRounds.'),
+    maxUrlRequiredRounds: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .describe('2025-11-25: successive -32042 answers one original request may get before its further retries are refused (default 5, the MCP Inspector cap).'),
   })
   .strict();
 

@@ -37,6 +37,14 @@ export const GuardCode = {
   retryExhausted: 'E_RETRY_EXHAUSTED',
   /** The host retried an operation whose URL elicitation the user declined or cancelled. */
   retryNotEligible: 'E_RETRY_NOT_ELIGIBLE',
+  /**
+   * An elicitation arrived in a shape the connection's protocol era does not carry (an
+   * `elicitation/create` pushed on a 2026-07-28 connection, an input-required result or a `-32042`
+   * in the wrong era, a connection that mixes both eras): it never reaches the host.
+   */
+  eraMismatch: 'E_ERA_MISMATCH',
+  /** 2026-07-28: the host answered an input key the guard never presented (or refused): the answer is dropped. */
+  inputNotPresented: 'E_INPUT_NOT_PRESENTED',
   /** A final answer for this original operation was already accepted. */
   alreadyAccepted: 'E_ALREADY_ACCEPTED',
   /** A URL-mode flow was asked to move along an edge its transition table does not have. */

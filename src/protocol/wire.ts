@@ -40,6 +40,12 @@ export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 export const GuardMetaKey = {
   formAudit: 'mcp-elicitation-guard/form-audit',
   urlAnalysis: 'mcp-elicitation-guard/url-analysis',
+  /** 2026-07-28: the guard's own flow id of a URL elicitation (the revision has no `elicitationId`). */
+  flow: 'mcp-elicitation-guard/flow',
+  /** 2026-07-28, on an input-required result the host sees: the keys the guard refused, with codes. */
+  refusedInputs: 'mcp-elicitation-guard/refused-inputs',
+  /** 2026-07-28, on an input response the guard supplied to the server for a refused key: code and reason. */
+  refusal: 'mcp-elicitation-guard/refusal',
 } as const;
 
 export type ElicitationMode = 'form' | 'url';

@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 /** The lines of one step, from its heading to the next. */
 function stepText(n: number): string {
-  const start = run.stdout.indexOf(`── ${n}/7`);
+  const start = run.stdout.indexOf(`── ${n}/8`);
   const end = run.stdout.indexOf('── ', start + 3);
   return run.stdout.slice(start, end === -1 ? undefined : end);
 }
@@ -37,9 +37,9 @@ describe('npm start: the demo host against the demo server', () => {
   it('exits 0 with every step as expected', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout.match(/✓ as expected/g)).toHaveLength(7);
+    expect(run.stdout.match(/✓ as expected/g)).toHaveLength(8);
     expect(run.stdout).not.toContain('✗');
-    expect(run.stdout).toContain('All 7 steps behaved as expected.');
+    expect(run.stdout).toContain('All 8 steps behaved as expected.');
   });
 
   it('prints plain text when stdout is not a terminal', () => {
@@ -101,5 +101,13 @@ describe('npm start: the demo host against the demo server', () => {
     expect(summary).toMatch(/completions dropped\s+1/);
     expect(summary).toMatch(/consent receipts\s+3\s+accept ×3/);
     expect(summary).toMatch(/business receipts\s+3\s+nested ×2, error-retry ×1/);
+  });
+  it('shows one 2026-07-28 step: the password form taken out of the round, decline to the server, the ordinary form to the user', () => {
+    const text = stepText(8);
+    expect(text).toContain('Spec 2026-07-28 with SDK v2');
+    expect(text).toContain('elicitation.refused  E_SENSITIVE_FIELD');
+    expect(text).toContain('login: decline (E_SENSITIVE_FIELD, from');
+    expect(text).toContain('project: accept {"project":"shop-api","replicas":3}');
+    expect(text).not.toMatch(/user sees[^\n]*\n[^\n]*Password/);
   });
 });

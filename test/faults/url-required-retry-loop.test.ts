@@ -56,9 +56,11 @@ describe('fault: a -32042 flow retried again and again', () => {
     invariants.expectGuard(guard);
   });
 
-  it('a server that keeps answering -32042 runs nothing, however often the client retries', async () => {
+  it('a server that keeps answering -32042 runs nothing, and the loop stops after retry.maxUrlRequiredRounds rounds', async () => {
     const { guard, host } = await setup();
-    for (let i = 0; i < 6; i++) expect(await rejection(host.pay())).toBeInstanceOf(UrlElicitationRequiredError);
+    for (let i = 0; i < 5; i++) expect(await rejection(host.pay())).toBeInstanceOf(UrlElicitationRequiredError);
+    // The sixth attempt never reaches the server (default bound: 5 rounds, the MCP Inspector's cap).
+    expect(guardCode(await rejection(host.pay()))).toBe('E_RETRY_EXHAUSTED');
     expect(host.operations.pay).toBe(0);
     expect(guard.metrics()).toMatchObject({ originalOperationsAccepted: 0, maxAcceptancesPerLineage: 0 });
     invariants.expectGuard(guard);

@@ -178,6 +178,20 @@ describe('business receipts', () => {
     expect(isDeepFrozen(receipt)).toBe(true);
   });
 
+  it('gets ids that sort by creation time and stay unpredictable within a millisecond', () => {
+    const deps = testDeps(4);
+    const first = createBusinessReceipt(businessInput(), deps);
+    const same = createBusinessReceipt(businessInput(), deps);
+    deps.advance(1);
+    const later = createBusinessReceipt(businessInput(), deps);
+    deps.advance(86_400_000);
+    const dayLater = createBusinessReceipt(businessInput(), deps);
+    expect(first.id.slice(3, 15)).toBe(first.at.toString(16).padStart(12, '0'));
+    expect(same.id).not.toBe(first.id);
+    expect(same.id.slice(0, 15)).toBe(first.id.slice(0, 15));
+    expect(later.id > first.id && later.id > same.id && dayLater.id > later.id).toBe(true);
+  });
+
   it('refuses an unknown lineage kind and a negative retry generation', () => {
     expect(codeOf(() => createBusinessReceipt(businessInput({ lineage: { session: 's', kind: 'other' as never, originalRequestDigest: digestOf('x') } }), testDeps()))).toBe('E_RECORD_INVALID');
     expect(codeOf(() => createBusinessReceipt(businessInput({ retryGeneration: -1 }), testDeps()))).toBe('E_RECORD_INVALID');

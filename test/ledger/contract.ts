@@ -219,9 +219,17 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
 
       it('keeps lineages apart by session, kind and original request', async () => {
         const base = businessInput().lineage;
-        const keys = [base, { ...base, session: 'session-2' }, { ...base, kind: 'error-retry' as const }, { ...base, originalRequestDigest: digestOf('other') }];
+        const keys = [base, { ...base, session: 'session-2' }, { ...base, kind: 'error-retry' as const }, { ...base, kind: 'input-required' as const }, { ...base, originalRequestDigest: digestOf('other') }];
         for (const lineage of keys) expect(await ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ lineage }), deps))).toEqual({ accepted: true });
         for (const lineage of keys) expect((await ledger.getBusinessReceipt(lineage))!.lineage).toEqual(lineage);
+      });
+
+      it('accepts one receipt per input-required operation (spec 2026-07-28), whichever round answered it', async () => {
+        const lineage = { ...businessInput().lineage, kind: 'input-required' as const };
+        const first = createBusinessReceipt(businessInput({ lineage, requestId: 3, retryGeneration: 2 }), deps);
+        const again = createBusinessReceipt(businessInput({ lineage, requestId: 4, retryGeneration: 3, responseDigest: digestOf('re-sent round') }), deps);
+        expect(await ledger.acceptBusinessReceipt(first)).toEqual({ accepted: true });
+        expect(await ledger.acceptBusinessReceipt(again)).toEqual({ accepted: false, existing: first });
       });
 
       it('answers null for a lineage with no receipt', async () => {

@@ -135,3 +135,62 @@ describe('GroupCommitter', () => {
     expect(log).toEqual(['commit 4', 'commit 2']);
   });
 });
+
+describe('GroupCommitter with adaptive sizing', () => {
+  /** A store whose transactions cost `cost(n)` ms on an injected clock; logs each group's size. */
+  function timedStore(cost: (n: number) => number) {
+    let time = 0;
+    const sizes: number[] = [];
+    const commit: CommitGroup = (writes) => {
+      sizes.push(writes.length);
+      time += cost(writes.length);
+      return writes.map((write): Settled => ({ ok: true, value: write() }));
+    };
+    return { commit, sizes, now: () => time };
+  }
+  // An fsync of 2 ms shared by the group, 0.01 ms per write, and past 64 writes a spill that costs 0.05 ms per extra write.
+  const spilling = (n: number) => 2 + 0.01 * n + (n > 64 ? 0.05 * (n - 64) : 0);
+  const burst = (committer: GroupCommitter, n: number) => Promise.all(Array.from({ length: n }, (_, i) => committer.submit(() => i)));
+
+  it('climbs from a small start to the size with the lowest time per write and stays there', async () => {
+    const { commit, sizes, now } = timedStore(spilling);
+    const committer = new GroupCommitter(commit, 256, { initial: 16, min: 8, now });
+    await burst(committer, 20_000);
+    expect(committer.groupSize()).toBe(64);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(256);
+    // After settling, most groups are cut at the best size; probes are the exception.
+    const late = sizes.slice(-100);
+    expect(late.filter((n) => n === 64).length).toBeGreaterThan(80);
+  });
+
+  it('comes down from a start that is too large', async () => {
+    const { commit, now } = timedStore(spilling);
+    const committer = new GroupCommitter(commit, 256, { initial: 256, min: 8, now });
+    await burst(committer, 20_000);
+    expect(committer.groupSize()).toBe(64);
+  });
+
+  it('keeps to its bounds and does not move on noise-free flat costs', async () => {
+    const { commit, sizes, now } = timedStore((n) => 0.04 * n);
+    const committer = new GroupCommitter(commit, 100, { initial: 64, min: 32, now });
+    await burst(committer, 10_000);
+    expect(committer.groupSize()).toBe(64);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(100);
+    expect(Math.min(...sizes.slice(0, -1))).toBeGreaterThanOrEqual(32);
+  });
+
+  it('learns nothing from groups that were not cut (the queue was smaller than the size)', async () => {
+    const { commit, now } = timedStore(spilling);
+    const committer = new GroupCommitter(commit, 256, { initial: 16, min: 8, now });
+    for (let i = 0; i < 200; i++) await burst(committer, 10);
+    expect(committer.groupSize()).toBe(16);
+  });
+
+  it('cuts at maxGroupSize when not adaptive', async () => {
+    const { commit, sizes } = timedStore(spilling);
+    const committer = new GroupCommitter(commit, 50);
+    await burst(committer, 1_000);
+    expect(committer.groupSize()).toBe(50);
+    expect(new Set(sizes)).toEqual(new Set([50]));
+  });
+});

@@ -81,7 +81,11 @@ describe('SqliteLedger on disk', () => {
     try {
       const lineage = businessInput().lineage;
       const insert = () =>
-        raw.prepare('INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, at, record) VALUES (?, ?, ?, ?, ?, ?)').run('br_raw', lineage.session, lineage.kind, lineage.originalRequestDigest, 1, '{}');
+        raw
+          .prepare(
+            'INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run('br_raw', lineage.session, lineage.kind, lineage.originalRequestDigest, '1', 0, '[]', lineage.originalRequestDigest, 1);
       expect(insert).toThrow(/UNIQUE constraint failed/);
     } finally {
       raw.close();
@@ -202,6 +206,45 @@ describe('schema migrations', () => {
       expect(await ledger.listTransitions(record.id)).toHaveLength(2);
     } finally {
       await ledger.close();
+    }
+  });
+
+  it('moves business receipts written by schema 2 to the sequential layout, keeping every record, its order and both unique keys', async () => {
+    const file = join(tmp.dir, 'v2.sqlite');
+    const deps = testDeps(22);
+    // Receipts of release 2: random ids, every kind of JSON-RPC id, the JSON copy as the only place of the other fields.
+    const old = [
+      createBusinessReceipt(businessInput({ requestId: 7 }), deps),
+      createBusinessReceipt(businessInput({ requestId: 'req "quoted" \\ 1', lineage: { ...businessInput().lineage, session: 's-2' } }), deps),
+      createBusinessReceipt(businessInput({ requestId: 0.30000000000000004, retryGeneration: 3, requirementReceiptIds: ['cr_a', 'cr_b'], lineage: { ...businessInput().lineage, kind: 'error-retry' } }), deps),
+    ].map((r, i) => ({ ...r, id: `br_${String(9 - i).repeat(32)}` }));
+    const raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
+    expect(migrate(raw, 2)).toBe(2);
+    const insert = raw.prepare('INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, at, record) VALUES (?, ?, ?, ?, ?, ?)');
+    for (const r of old) insert.run(r.id, r.lineage.session, r.lineage.kind, r.lineage.originalRequestDigest, r.at, JSON.stringify(r));
+    raw.close();
+
+    const ledger = await SqliteLedger.open(file);
+    try {
+      expect(ledger.settings().schemaVersion).toBe(LATEST_VERSION);
+      for (const r of old) expect(await ledger.getBusinessReceipt(r.lineage)).toEqual(r);
+      // Uniqueness per lineage and per receipt id holds for the migrated rows.
+      for (const r of old) expect(await ledger.acceptBusinessReceipt(createBusinessReceipt({ ...businessInput({ requestId: 99 }), lineage: r.lineage }, deps))).toEqual({ accepted: false, existing: r });
+      const reused = { ...old[0]!, lineage: { ...old[0]!.lineage, session: 'another' } };
+      expect(await codeOf(() => ledger.acceptBusinessReceipt(reused))).toBe('E_DUPLICATE_RECORD');
+      const fresh = createBusinessReceipt(businessInput({ lineage: { ...businessInput().lineage, session: 'new' } }), deps);
+      expect(await ledger.acceptBusinessReceipt(fresh)).toEqual({ accepted: true });
+    } finally {
+      await ledger.close();
+    }
+    const after = new Database(file, { readonly: true });
+    try {
+      // Rows keep the order they were written in; the JSON copy is gone.
+      expect(after.prepare('SELECT id FROM business_receipts ORDER BY seq').all().map((row) => (row as { id: string }).id)).toEqual([...old.map((r) => r.id), expect.stringMatching(/^br_/)]);
+      expect(after.prepare("SELECT count(*) AS n FROM pragma_table_info('business_receipts') WHERE name = 'record'").get()).toEqual({ n: 0 });
+    } finally {
+      after.close();
     }
   });
 

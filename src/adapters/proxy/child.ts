@@ -1,11 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
-import { readLines, writeMessage } from './lines.js';
+import { LineWriter, readLines } from './lines.js';
 
 /** The server side of the proxy: something that carries JSON-RPC messages to and from the server. */
 export interface Upstream {
   start(handlers: UpstreamHandlers): Promise<void>;
-  send(message: JsonRpcMessage): Promise<void>;
+  /**
+   * Sends one message. `line`, when given, is the message's original text, known to mean exactly
+   * `message` (see `isFaithfulLine`): a transport that writes lines may write it as it is.
+   */
+  send(message: JsonRpcMessage, line?: string): Promise<void>;
   /** Ends the session: closes the server's input and waits for it to exit. */
   close(): Promise<void>;
   /** Passes a signal on (child processes only). */
@@ -13,7 +17,8 @@ export interface Upstream {
 }
 
 export interface UpstreamHandlers {
-  onMessage(message: unknown): void;
+  /** One message, with the line it was read from where the transport reads lines. */
+  onMessage(message: unknown, line?: string): void;
   /** A line that is not JSON: logged by the proxy, never forwarded. */
   onMalformed(detail: string): void;
   /**
@@ -34,6 +39,7 @@ export class ChildUpstream implements Upstream {
   readonly #command: string;
   readonly #args: readonly string[];
   #child: ChildProcess | null = null;
+  #writer: LineWriter | null = null;
   #exited: Promise<{ code: number; signal: NodeJS.Signals | null }> | null = null;
 
   constructor(command: string, args: readonly string[]) {
@@ -44,6 +50,7 @@ export class ChildUpstream implements Upstream {
   start(handlers: UpstreamHandlers): Promise<void> {
     const child = spawn(this.#command, [...this.#args], { stdio: ['pipe', 'pipe', 'inherit'], shell: false });
     this.#child = child;
+    this.#writer = new LineWriter(child.stdin!);
     this.#exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         const done = () => resolve({ code: code ?? (signal === null ? 1 : 128 + signalNumber(signal)), signal });
@@ -71,7 +78,7 @@ export class ChildUpstream implements Upstream {
           handlers.onMalformed(`server wrote a line that is not JSON (${line.length} characters)`);
           return;
         }
-        handlers.onMessage(message);
+        handlers.onMessage(message, line);
       },
       (bytes) => handlers.onMalformed(`server wrote a line of ${bytes} bytes, over the limit`),
     );
@@ -84,10 +91,11 @@ export class ChildUpstream implements Upstream {
     });
   }
 
-  send(message: JsonRpcMessage): Promise<void> {
+  send(message: JsonRpcMessage, line?: string): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (stdin === undefined || stdin === null || stdin.destroyed) return Promise.reject(new Error('the server is not running'));
-    writeMessage(stdin, message);
+    if (stdin === undefined || stdin === null || stdin.destroyed || this.#writer === null) return Promise.reject(new Error('the server is not running'));
+    if (line === undefined) this.#writer.message(message);
+    else this.#writer.line(line);
     return Promise.resolve();
   }
 

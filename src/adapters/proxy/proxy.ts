@@ -7,7 +7,7 @@ import { GuardCode } from '../../protocol/errors.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
 import type { UrlAnalysis } from '../../url/types.js';
 import type { Upstream } from './child.js';
-import { readLines, writeMessage } from './lines.js';
+import { isFaithfulLine, LineWriter, readLines } from './lines.js';
 
 export interface ProxyOptions {
   readonly guard: Guard;
@@ -24,8 +24,14 @@ export interface ProxyOptions {
 /** Host requests the server has not answered yet, at most this many (the oldest are forgotten first). */
 const MAX_PENDING = 65_536;
 
+/** Where a message came from: the object parsed from the line (the line too, where a transport reads lines). */
+interface Source {
+  readonly parsed: unknown;
+  readonly line: string | undefined;
+}
+
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
-const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld']);
+const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld', 'protocol.violation', 'url-required.loop']);
 
 /**
  * The guard as a process in front of any MCP server: the host speaks MCP to the proxy's stdin and
@@ -38,14 +44,15 @@ export class ElicitationProxy {
   #hostClosed = false;
   /** Host requests forwarded to the server and not answered yet: answered by the proxy if the server goes away. */
   readonly #pending = new Map<string | number, true>();
+  readonly #hostWriter: LineWriter;
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
 
   /** Host → server: on to the server; the guard's answers go back to the host. */
-  readonly #toServer: DecisionSinks = {
-    forward: (message) => {
+  readonly #toServer: DecisionSinks<Source> = {
+    forward: (message, source) => {
       if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#track(message.id);
-      void this.#options.upstream.send(message).catch((error: Error) => {
+      void this.#options.upstream.send(message, this.#original(message, source)).catch((error: Error) => {
         this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
         if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
         // A request the server never got is answered now, so the host does not wait for its timeout.
@@ -56,14 +63,20 @@ export class ElicitationProxy {
     fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
   };
   /** Server → host: on to the host (warnings in front of the message); the guard's answers go back to the server. */
-  readonly #fromServerSinks: DecisionSinks = {
-    forward: (message) => this.#toHost(forHost(message)),
+  readonly #fromServerSinks: DecisionSinks<Source> = {
+    forward: (message, source) => {
+      const shown = forHost(message);
+      const original = this.#original(shown, source);
+      if (original === undefined) this.#toHost(shown);
+      else if (!this.#hostClosed) this.#hostWriter.line(original);
+    },
     reply: (message) => void this.#options.upstream.send(message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`)),
     fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
   };
 
   constructor(options: ProxyOptions) {
     this.#options = options;
+    this.#hostWriter = new LineWriter(options.hostOutput);
     this.#exitCode = new Promise((resolve) => (this.#resolveExit = resolve));
   }
 
@@ -71,7 +84,7 @@ export class ElicitationProxy {
   async run(): Promise<number> {
     const { upstream, hostInput, log } = this.#options;
     await upstream.start({
-      onMessage: (message) => this.#fromServer(message),
+      onMessage: (message, line) => this.#fromServer(message, line),
       onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
       onStart: ({ pid, command }) => this.#options.lifecycle?.('info', `server started: ${command}${pid === undefined ? '' : ` (pid ${pid})`}`),
       onExit: (code, signal) => {
@@ -146,22 +159,31 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    void executeDecision(this.#options.guard.outbound(message), this.#toServer, undefined);
+    void executeDecision(this.#options.guard.outbound(message), this.#toServer, { parsed: message, line });
   }
 
-  #fromServer(message: unknown): void {
+  #fromServer(message: unknown, line?: string): void {
     // An answer (whatever the guard then does with it) means the request is no longer the proxy's to answer.
     if (this.#pending.size > 0 && isRecord(message) && !('method' in message) && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
     if (kindOf(message) === 'invalid' && !(isRecord(message) && typeof message.method === 'string')) {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, undefined);
+    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, { parsed: message, line });
+  }
+
+  /**
+   * The original line of a message the guard forwards as it is (the very object parsed from it),
+   * when that line means the same to every parser; otherwise undefined and the message is
+   * serialised again, as the guard saw it.
+   */
+  #original(forwarded: JsonRpcMessage, source: Source): string | undefined {
+    return source.line !== undefined && forwarded === source.parsed && isFaithfulLine(source.line, source.parsed) ? source.line : undefined;
   }
 
   #toHost(message: JsonRpcMessage): void {
     if (this.#hostClosed) return;
-    writeMessage(this.#options.hostOutput, message);
+    this.#hostWriter.message(message);
   }
 }
 
@@ -170,6 +192,14 @@ export class ElicitationProxy {
  * the server's message, where every host shows it (the analysis stays in `_meta` too).
  */
 function forHost(message: JsonRpcMessage): JsonRpcMessage {
+  // 2026-07-28: the URL elicitations of an input-required result, each like an elicitation/create.
+  if ('result' in message && isRecord(message.result) && message.result.resultType === 'input_required' && isRecord(message.result.inputRequests)) {
+    const inputRequests: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(message.result.inputRequests)) {
+      inputRequests[key] = isRecord(entry) && entry.method === Method.elicitationCreate && isRecord(entry.params) ? { ...entry, params: withWarning(entry.params) } : entry;
+    }
+    return { ...message, result: { ...message.result, inputRequests } };
+  }
   if (!('method' in message) || message.method !== Method.elicitationCreate) {
     if ('error' in message && message.error.code === RpcCode.urlElicitationRequired && isRecord(message.error.data) && Array.isArray(message.error.data.elicitations)) {
       const elicitations = message.error.data.elicitations.map((entry: unknown) => (isRecord(entry) ? withWarning(entry) : entry));

@@ -42,8 +42,20 @@ export interface ElicitationHandlerOptions {
   readonly ledger?: Ledger;
 }
 
-/** `(request, extra) => Promise<ElicitResult>`, for `client.setRequestHandler(ElicitRequestSchema, handler)`. */
-export type ElicitationHandler = (request: ElicitRequest, extra?: { readonly signal?: AbortSignal }) => Promise<ElicitResult>;
+/**
+ * What the SDKs hand an elicitation handler as its second argument: SDK v1's `extra` (`signal`), or
+ * SDK v2's context (`mcpReq.signal`).
+ */
+export interface ElicitationHandlerExtra {
+  readonly signal?: AbortSignal;
+  readonly mcpReq?: { readonly signal?: AbortSignal };
+}
+
+/**
+ * `(request, extra) => Promise<ElicitResult>`, for SDK v1's `client.setRequestHandler(ElicitRequestSchema, handler)`
+ * and SDK v2's `client.setRequestHandler('elicitation/create', handler)`, in both protocol eras.
+ */
+export type ElicitationHandler = (request: { readonly params?: unknown } | ElicitRequest, extra?: ElicitationHandlerExtra) => Promise<ElicitResult>;
 
 /** What presenting a `-32042` list came to: all opened (retry once done), or the user refused one. */
 export type UrlRequirementOutcome = 'accepted' | 'declined' | 'cancelled';
@@ -111,7 +123,7 @@ function contextOf(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptio
 export function createElicitationHandler(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptions = {}): ElicitationHandler {
   const context = contextOf(guard, ui, options);
   return async (request, extra) => {
-    const signal = extra?.signal ?? new AbortController().signal;
+    const signal = extra?.signal ?? extra?.mcpReq?.signal ?? new AbortController().signal;
     const params: unknown = request.params;
     if (!isRecord(params)) return CANCEL;
     if (params.mode === 'url') return answerUrl(context, params, signal);
@@ -157,9 +169,10 @@ export function pendingFlowControls(guard: Guard): FlowControls {
 const CANCEL: ElicitResult = { action: 'cancel' };
 
 async function answerUrl(context: Context, params: Record<string, unknown>, signal: AbortSignal): Promise<ElicitResult> {
-  const decision = await consentToUrl(context, params, 'elicitation/create', signal);
+  const flow = flowOf(context.guard, params);
+  const decision = await consentToUrl(context, params, 'elicitation/create', signal, flow);
   // URL mode carries no content back: accept means only that the user agreed to open the URL.
-  if (decision === 'accept') followUp(context, params.elicitationId as string);
+  if (decision === 'accept' && flow !== null) followUp(context, flow.elicitationId);
   return { action: decision };
 }
 
@@ -167,16 +180,12 @@ async function answerUrl(context: Context, params: Record<string, unknown>, sign
  * One URL, start to open. Fails closed: anything that did not pass the guard, or any failure
  * along the way, comes out as `cancel`, and nothing is opened without a durable accept receipt.
  */
-async function consentToUrl(context: Context, item: Record<string, unknown>, source: UrlReviewSource, signal: AbortSignal): Promise<ConsentDecision> {
+async function consentToUrl(context: Context, item: Record<string, unknown>, source: UrlReviewSource, signal: AbortSignal, flow: FlowView | null = flowOf(context.guard, item)): Promise<ConsentDecision> {
   const { guard, ui } = context;
-  const elicitationId = item.elicitationId;
-  if (typeof elicitationId !== 'string' || typeof item.url !== 'string') return 'cancel';
-  // The guard puts its analysis in `_meta`; without it the request did not pass a guard.
-  const meta = isRecord(item._meta) ? item._meta : null;
-  if (meta === null || !isRecord(meta[GuardMetaKey.urlAnalysis])) return 'cancel';
+  if (typeof item.url !== 'string') return 'cancel';
   // The guard's own record is the truth, not what arrived in `_meta`.
-  const flow = guard.flow(elicitationId);
   if (flow === null || flow.url !== item.url || flow.state !== 'USER_REVIEW') return 'cancel';
+  const elicitationId = flow.elicitationId;
   if (signal.aborted) return withdraw(context, elicitationId);
   const { analysis } = flow;
   let decision: unknown;
@@ -335,6 +344,28 @@ async function answerForm(context: Context, params: Record<string, unknown>, sig
     default:
       return CANCEL;
   }
+}
+
+/**
+ * The guard's flow for a URL elicitation, or `null` when the request did not pass the guard.
+ * - 2025-11-25: by its `elicitationId`, with the guard's analysis in `_meta` (a request without it
+ *   did not pass a guard);
+ * - 2026-07-28 has no `elicitationId`: by the flow id the guard put in `_meta`; and since SDK v2
+ *   hands the handler an embedded request's params without their `_meta`, by the guard's own
+ *   record of it: a flow of an input-required round, still in review, with this very URL and
+ *   message (the oldest, when the server asked twice).
+ */
+function flowOf(guard: Guard, item: Record<string, unknown>): FlowView | null {
+  const meta = isRecord(item._meta) ? item._meta : null;
+  const judged = meta !== null && isRecord(meta[GuardMetaKey.urlAnalysis]);
+  if (typeof item.elicitationId === 'string') return judged ? guard.flow(item.elicitationId) : null;
+  const flowId = meta === null ? undefined : meta[GuardMetaKey.flow];
+  if (typeof flowId === 'string') return judged ? guard.flow(flowId) : null;
+  if (meta !== null && judged) return null;
+  for (const flow of guard.pendingFlows()) {
+    if (flow.lineage === 'input-required' && flow.state === 'USER_REVIEW' && flow.url === item.url && flow.message === item.message) return flow;
+  }
+  return null;
 }
 
 function isFormAudit(value: unknown): value is FormAudit {

@@ -1,7 +1,21 @@
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { executeDecision, type DecisionSinks } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
+
+/**
+ * What the decorator needs of a client transport: the members SDK v1 (`@modelcontextprotocol/sdk`)
+ * and SDK v2 (`@modelcontextprotocol/client`) transports share. Written structurally, so neither
+ * SDK is imported here and both (and any transport of the same shape) can be guarded.
+ */
+export interface GuardableTransport {
+  start(): Promise<void>;
+  // Method syntax on purpose: each SDK types the message and options its own way, and methods
+  // compare their parameters bivariantly, so both SDKs' transports fit.
+  send(message: unknown, options?: unknown): Promise<void>;
+  close(): Promise<void>;
+  onmessage?(message: unknown, extra?: unknown): void;
+  onerror?(error: Error): void;
+  onclose?(): void;
+}
 
 /**
  * Wraps an SDK client transport so that every message in both directions passes the guard.
@@ -9,15 +23,99 @@ import type { Guard } from '../../core/guard.js';
  * `Protocol.connect()` takes over a transport's callbacks, so a component that must block messages
  * has to sit below it: this decorator owns the inner transport's `onmessage` and calls the outer one
  * only after judging. Messages the guard forwards untouched are passed on as the same object, with no
- * await. `sessionId` and `setProtocolVersion` are forwarded faithfully (the SDK skips `initialize`
- * when a transport already has a session id).
+ * await.
+ *
+ * It is a faithful decorator: it owns `start`, `send`, `onmessage`, `onerror` and `onclose`, and
+ * every other member is the inner transport's own, read at the moment it is asked for (`sessionId`,
+ * `setProtocolVersion`, `hasPerRequestStream` of the Streamable HTTP transport, which decides how
+ * SDK v2 cancels a request, `terminateSession`, the stdio transport's server parameters and
+ * `pid`/`stderr`, …); its prototype is the inner transport's, so `instanceof` answers as for the
+ * inner one. When SDK v2 probes the era of a stdio server on a throwaway sibling process, the
+ * sibling it builds is guarded by the same guard, so even the probe's `server/discover` is narrowed.
  *
  * @example
  *   const guard = createGuard({ policy: loadPolicy('policy.json'), server: 'github' });
  *   await client.connect(guardTransport(new StdioClientTransport({ command: 'my-server' }), guard));
  */
-export function guardTransport<T extends Transport>(transport: T, guard: Guard): Transport {
-  return new GuardedTransport(transport, guard);
+export function guardTransport<T extends GuardableTransport>(transport: T, guard: Guard): Guarded<T> {
+  const core = new GuardedTransport(transport, guard);
+  return new Proxy(core, new Faithful(transport, guard)) as unknown as Guarded<T>;
+}
+
+/** The inner transport's type, plus the optional members every MCP transport may have (read from the inner one). */
+export type Guarded<T> = T & { readonly sessionId?: string | undefined; setProtocolVersion?: ((version: string) => void) | undefined };
+
+/** The members the decorator owns; everything else belongs to the inner transport. */
+const OWNED: ReadonlySet<PropertyKey> = new Set(['start', 'send', 'onmessage', 'onerror', 'onclose']);
+
+/** Reads and writes what the decorator does not own on the inner transport, methods bound to it. */
+class Faithful<T extends GuardableTransport> implements ProxyHandler<GuardedTransport> {
+  readonly #inner: T;
+  readonly #guard: Guard;
+  /** Bound methods, one per function, so a member read twice is the same function both times. */
+  readonly #bound = new WeakMap<object, unknown>();
+  #sibling: unknown;
+
+  constructor(inner: T, guard: Guard) {
+    this.#inner = inner;
+    this.#guard = guard;
+  }
+
+  get(core: GuardedTransport, key: PropertyKey): unknown {
+    if (OWNED.has(key)) {
+      const value: unknown = Reflect.get(core, key, core);
+      // The decorator's own methods use private state: bound to it, whoever calls them.
+      return typeof value === 'function' && Object.hasOwn(core, key) === false ? this.#bind(value, core) : value;
+    }
+    if (key === 'constructor') return this.#siblingConstructor();
+    const inner = this.#inner;
+    const value: unknown = Reflect.get(inner, key, inner);
+    return typeof value === 'function' ? this.#bind(value, inner) : value;
+  }
+
+  set(core: GuardedTransport, key: PropertyKey, value: unknown): boolean {
+    return OWNED.has(key) ? Reflect.set(core, key, value, core) : Reflect.set(this.#inner, key, value, this.#inner);
+  }
+
+  has(core: GuardedTransport, key: PropertyKey): boolean {
+    return OWNED.has(key) || key in this.#inner || Reflect.has(core, key);
+  }
+
+  deleteProperty(core: GuardedTransport, key: PropertyKey): boolean {
+    return OWNED.has(key) ? Reflect.deleteProperty(core, key) : Reflect.deleteProperty(this.#inner, key);
+  }
+
+  getPrototypeOf(): object | null {
+    return Object.getPrototypeOf(this.#inner) as object | null;
+  }
+
+  #bind(fn: unknown, self: object): unknown {
+    const f = fn as (...args: unknown[]) => unknown;
+    let bound = this.#bound.get(f);
+    if (bound === undefined) {
+      bound = f.bind(self);
+      this.#bound.set(f, bound);
+    }
+    return bound;
+  }
+
+  /**
+   * `transport.constructor`: builds another transport of the inner one's class (SDK v2 does so for
+   * the stdio era probe), guarded by the same guard.
+   */
+  #siblingConstructor(): unknown {
+    if (this.#sibling !== undefined) return this.#sibling;
+    const Inner = (this.#inner as { constructor?: unknown }).constructor;
+    if (typeof Inner !== 'function' || Inner === Object) return Inner;
+    const guard = this.#guard;
+    const Class = Inner as new (...args: unknown[]) => GuardableTransport;
+    function GuardedSibling(...args: unknown[]): GuardableTransport {
+      return guardTransport(new Class(...args), guard);
+    }
+    GuardedSibling.prototype = Class.prototype;
+    this.#sibling = GuardedSibling;
+    return GuardedSibling;
+  }
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -26,54 +124,42 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-class GuardedTransport implements Transport {
+class GuardedTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-  readonly #inner: Transport;
+  onmessage?: (message: unknown, extra?: unknown) => void;
+  readonly #inner: GuardableTransport;
   readonly #guard: Guard;
   /** Host → server: on to the server with the host's send options; answers go back to the host. */
-  readonly #toServer: DecisionSinks<TransportSendOptions | undefined> = {
-    forward: (message, options) => this.#inner.send(message as JSONRPCMessage, options),
+  readonly #toServer: DecisionSinks<unknown> = {
+    forward: (message, options) => this.#inner.send(message, options),
     // Answered locally: deliver the answer to the host as if the server had sent it.
-    reply: (message) => void queueMicrotask(() => this.onmessage?.(message as JSONRPCMessage, undefined)),
+    reply: (message) => void queueMicrotask(() => this.onmessage?.(message, undefined)),
     fail: (error) => {
       throw error;
     },
   };
   /** Server → host: on to the host; the guard's answers go back to the server. */
-  readonly #toHost: DecisionSinks<MessageExtraInfo | undefined> = {
-    forward: (message, extra) => this.onmessage?.(message as JSONRPCMessage, extra),
-    reply: (message) => void this.#inner.send(message as JSONRPCMessage).catch((error: unknown) => this.onerror?.(asError(error))),
+  readonly #toHost: DecisionSinks<unknown> = {
+    forward: (message, extra) => this.onmessage?.(message, extra),
+    reply: (message) => void this.#inner.send(message).catch((error: unknown) => this.onerror?.(asError(error))),
     fail: (error) => this.onerror?.(asError(error)),
   };
 
-  constructor(inner: Transport, guard: Guard) {
+  constructor(inner: GuardableTransport, guard: Guard) {
     this.#inner = inner;
     this.#guard = guard;
-    const setProtocolVersion = inner.setProtocolVersion;
-    if (setProtocolVersion !== undefined) this.setProtocolVersion = (version: string) => setProtocolVersion.call(inner, version);
-  }
-
-  setProtocolVersion?: (version: string) => void;
-
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
   }
 
   start(): Promise<void> {
     const inner = this.#inner;
-    inner.onmessage = (message, extra) => void executeDecision(this.#guard.inbound(message), this.#toHost, extra);
-    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message: unknown, extra?: unknown) => void executeDecision(this.#guard.inbound(message), this.#toHost, extra);
+    inner.onerror = (error: Error) => this.onerror?.(error);
     inner.onclose = () => this.onclose?.();
     return inner.start();
   }
 
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  send(message: unknown, options?: unknown): Promise<void> {
     return executeDecision(this.#guard.outbound(message), this.#toServer, options) ?? RESOLVED;
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
   }
 }

@@ -60,6 +60,114 @@ describe('ElicitationProxy', () => {
     void proxy.run();
     server().onMessage({ jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: { mode: 'form', message: 'early', requestedSchema: { type: 'object', properties: {} } } });
     expect(sent).toEqual([expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32602 }) })]);
-    expect(host.lines).toEqual([expect.objectContaining({ method: 'notifications/message', params: expect.objectContaining({ logger: 'mcp-elicitation-guard', data: expect.objectContaining({ code: 'E_MODE_NOT_NEGOTIATED' }) }) })]);
+    // Lines to the host are written at the end of the turn, all in one write.
+    await vi.waitFor(() =>
+      expect(host.lines).toEqual([expect.objectContaining({ method: 'notifications/message', params: expect.objectContaining({ logger: 'mcp-elicitation-guard', data: expect.objectContaining({ code: 'E_MODE_NOT_NEGOTIATED' }) }) })]),
+    );
   });
+});
+
+/** An upstream that records what it was asked to send: the original line when the proxy passed one, else the serialised message. */
+function lineUpstream() {
+  let handlers: UpstreamHandlers | null = null;
+  const sent: string[] = [];
+  const upstream: Upstream = {
+    start: async (h) => void (handlers = h),
+    send: async (message, line) => void sent.push(line ?? JSON.stringify(message)),
+    close: async () => handlers?.onExit(0),
+    signal: () => {},
+  };
+  /** The server writes `line`: the proxy's child upstream hands over the parsed message with the line. */
+  const serverWrites = (line: string) => handlers!.onMessage(JSON.parse(line), line);
+  return { upstream, sent, serverWrites };
+}
+
+/** The host's side as raw text: every write the proxy made, and the lines in it. */
+function rawHost() {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const writes: string[] = [];
+  output.on('data', (d: Buffer) => writes.push(d.toString()));
+  return { input, output, writes, lines: () => writes.join('').split('\n').filter((l) => l !== '') };
+}
+
+/** The initialize handshake through the proxy, so elicitations are negotiated. */
+async function initialized(host: ReturnType<typeof rawHost>, up: ReturnType<typeof lineUpstream>) {
+  host.input.write(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {}, url: {} } }, clientInfo: { name: 'h', version: '1' } } }) + '\n');
+  await vi.waitFor(() => expect(up.sent).toHaveLength(1));
+  up.serverWrites(JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } }));
+  host.input.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  await vi.waitFor(() => expect(up.sent).toHaveLength(2));
+  await vi.waitFor(() => expect(host.lines()).toHaveLength(1));
+}
+
+describe('ElicitationProxy: original bytes and batched writes', () => {
+  const start = () => {
+    const up = lineUpstream();
+    const host = rawHost();
+    const proxy = new ElicitationProxy({ guard: createGuard(), upstream: up.upstream, hostInput: host.input, hostOutput: host.output, log: () => {} });
+    void proxy.run();
+    return { up, host };
+  };
+
+  it('passes a message it forwards unchanged on as the bytes it came in, both ways', async () => {
+    const { up, host } = start();
+    await initialized(host, up);
+    // Spacing and key order JSON.stringify would not produce, so the original bytes are recognisable.
+    const request = '{ "id": 5, "jsonrpc": "2.0", "method": "tools/call", "params": { "name": "echo", "arguments": { "text": "a \\"quoted\\" : value", "n": -12 } } }';
+    host.input.write(request + '\n');
+    await vi.waitFor(() => expect(up.sent).toHaveLength(3));
+    expect(up.sent[2]).toBe(request);
+    const result = '{"result": {"content": [{"type": "text", "text": "ok: {\\"a\\": 1}"}]}, "jsonrpc": "2.0", "id": 5}';
+    up.serverWrites(result);
+    await vi.waitFor(() => expect(host.lines()).toHaveLength(2));
+    expect(host.lines()[1]).toBe(result);
+  });
+
+  it('writes every line of one turn to the host in one write, in order', async () => {
+    const { up, host } = start();
+    await initialized(host, up);
+    const before = host.writes.length;
+    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: i } }));
+    for (const line of lines) up.serverWrites(line);
+    await vi.waitFor(() => expect(host.lines()).toHaveLength(51));
+    expect(host.writes.length - before).toBe(1);
+    expect(host.lines().slice(1)).toEqual(lines);
+  });
+
+  // Each line parses to something another parser could read differently; the proxy must send what
+  // the guard judged (the message serialised again), never the original bytes.
+  const differentials: readonly [string, string][] = [
+    ['a key twice: JSON.parse keeps the last, a first-wins parser the first', '{"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": {"mode": "form", "message": "password?", "requestedSchema": {"type": "object", "properties": {"password": {"type": "string"}}}}, "method": "ping"}'],
+    ['a key twice through an escape', '{"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "\\u006dethod": "ping"}'],
+    ['a __proto__ key', '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"__proto__": {"mode": "url"}}}'],
+    ['a __proto__ key through an escape', '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"\\u005f_proto__": {"x": 1}}}'],
+    ['an id beyond 2^53, read as another number by exact parsers', '{"jsonrpc": "2.0", "id": 9007199254740993, "method": "ping"}'],
+    ['an id with a fraction', '{"jsonrpc": "2.0", "id": 7.0, "method": "ping"}'],
+    ['an id with an exponent', '{"jsonrpc": "2.0", "id": 7e0, "method": "ping"}'],
+    ['minus zero', '{"jsonrpc": "2.0", "id": -0, "method": "ping"}'],
+    ['a replacement character, as decoding leaves for bytes that are not UTF-8', '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"x": "\uFFFD"}}'],
+  ];
+
+  for (const [what, line] of differentials) {
+    it(`re-serialises a server message with ${what}`, async () => {
+      const { up, host } = start();
+      await initialized(host, up);
+      up.serverWrites(line);
+      await vi.waitFor(() => expect(host.lines().length).toBeGreaterThan(1));
+      const delivered = host.lines().slice(1);
+      expect(delivered).not.toContain(line);
+      // What reaches the host is what the guard saw: the last "method" wins, so the elicitation never arrives unjudged.
+      for (const d of delivered) expect(d).not.toMatch(/elicitation\/create/);
+    });
+
+    it(`re-serialises a host message with ${what}`, async () => {
+      const { up, host } = start();
+      await initialized(host, up);
+      host.input.write(line + '\n');
+      await vi.waitFor(() => expect(up.sent.length + host.lines().length).toBeGreaterThan(3));
+      expect(up.sent).not.toContain(line);
+      for (const s of up.sent.slice(2)) expect(s).toBe(JSON.stringify(JSON.parse(line)));
+    });
+  }
 });

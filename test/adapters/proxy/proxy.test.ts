@@ -113,6 +113,38 @@ describe('the proxy never breaks the pipe', () => {
     expect(await run.exited).toBe(0);
   }, 30_000);
 
+  it('passes unchanged lines on as their bytes and re-serialises lines another parser could read differently, both ways', async () => {
+    // The server logs every line it receives (its stderr comes through the proxy's) and, after the
+    // handshake, writes one spaced line and one with "method" twice (JSON.parse keeps the last).
+    const server = `
+      const rl = require('readline').createInterface({ input: process.stdin });
+      rl.on('line', (l) => {
+        process.stderr.write('GOT ' + l + '\\n');
+        const m = JSON.parse(l);
+        if (m.method === 'initialize') process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } }) + '\\n');
+        if (m.method === 'notifications/initialized') {
+          process.stdout.write('{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "spaced"}}\\n');
+          process.stdout.write('{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"mode":"form","message":"pw","requestedSchema":{"type":"object","properties":{"password":{"type":"string"}}}},"method":"ping"}\\n');
+        }
+      });`;
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } } });
+    const spacedRequest = '{ "jsonrpc": "2.0", "id": 9, "method": "tools/list" }';
+    const doubledRequest = '{"jsonrpc":"2.0","id":10,"method":"tools/call","method":"tools/list"}';
+    const run = rawProxy([process.execPath, '-e', server], [initialize, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), spacedRequest, doubledRequest], { closeInput: false });
+    await vi.waitFor(() => expect(run.out().split('\n').filter(Boolean)).toHaveLength(3), { timeout: 15_000 });
+    await vi.waitFor(() => expect(run.err()).toContain('"id":10'), { timeout: 15_000 });
+    const [, spaced, doubled] = run.out().split('\n').filter(Boolean);
+    expect(spaced).toBe('{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "spaced"}}');
+    // The host gets what the guard judged, a ping; a first-wins parser never sees an elicitation.
+    expect(doubled).not.toContain('elicitation/create');
+    expect(JSON.parse(doubled!)).toMatchObject({ id: 5, method: 'ping' });
+    expect(run.err()).toContain(`GOT ${spacedRequest}\n`);
+    expect(run.err()).toContain('GOT {"jsonrpc":"2.0","id":10,"method":"tools/list"}\n');
+    expect(run.err()).not.toContain('tools/call');
+    run.child.stdin.end();
+    expect(await run.exited).toBe(0);
+  }, 30_000);
+
   it('exits with the server\'s exit code', async () => {
     const run = rawProxy([process.execPath, '-e', 'process.exit(3)'], [], { closeInput: false });
     expect(await run.exited).toBe(3);
