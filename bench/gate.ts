@@ -35,8 +35,13 @@ async function measure(m: (typeof MEASUREMENTS)[number]): Promise<GateLine> {
   }
 }
 
+function verdict(line: GateLine): string {
+  if (line.skipped === true) return line.pass ? 'SKIP' : 'FAIL';
+  return line.pass ? 'PASS' : 'FAIL';
+}
+
 function table(lines: readonly GateLine[]): string {
-  const rows = [['line', 'measured', 'threshold', 'result'], ...lines.map((l) => [l.name, l.measured, l.threshold, l.pass ? 'PASS' : 'FAIL'])];
+  const rows = [['line', 'measured', 'threshold', 'result'], ...lines.map((l) => [l.name, l.measured, l.threshold, verdict(l)])];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const format = (r: readonly string[]): string => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
   return [format(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(format)].join('\n');
@@ -49,10 +54,12 @@ const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
 const out: string[] = ['', `Release gate (measured in this run, ${seconds} s)`, '', table(lines), ''];
 for (const line of lines) {
-  out.push(`${line.pass ? 'PASS' : 'FAIL'} ${line.name}`);
+  out.push(`${verdict(line)} ${line.name}`);
   for (const note of line.notes) out.push(`     ${note}`);
 }
 const failed = lines.filter((l) => !l.pass).length;
-out.push('', failed === 0 ? 'gate: every line passed' : `gate: ${failed} line${failed === 1 ? '' : 's'} failed`);
+const skipped = lines.filter((l) => l.pass && l.skipped === true).length;
+const notMeasured = skipped === 0 ? '' : `; ${skipped} line${skipped === 1 ? ' was' : 's were'} not measured (see SKIP above)`;
+out.push('', failed === 0 ? (skipped === 0 ? 'gate: every line passed' : `gate: every measured line passed${notMeasured}`) : `gate: ${failed} line${failed === 1 ? '' : 's'} failed${notMeasured}`);
 process.stdout.write(out.join('\n') + '\n');
 process.exitCode = failed === 0 ? 0 : 1;

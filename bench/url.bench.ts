@@ -11,11 +11,13 @@
  *   npx tsx bench/url.bench.ts
  */
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'tldts';
 import { parsePolicy, type Policy } from '../src/policy/policy.js';
 import { analyzeUrl } from '../src/url/index.js';
 import { isMainModule } from '../src/cli/io.js';
 import { comparePair, printPairs, type PairResult } from './harness.js';
+import { CORPORA_DIR, corporaAvailable, corporaMissingLine } from '../test/helpers/corpora.js';
 
 /** `baselineUs` and `candidateUs` are medians in microseconds per URL. */
 export interface BenchResult extends PairResult {
@@ -35,7 +37,7 @@ const BASELINE_OPTIONS = { allowPrivateDomains: true } as const;
 
 // The corpora live next to the repository (../shared/corpora) and are never copied into it.
 function corpusUrl(name: string): URL {
-  return new URL(`../../shared/corpora/${name}`, import.meta.url);
+  return new URL(name, pathToFileURL(CORPORA_DIR));
 }
 
 /** Real OAuth authorization requests of the development corpus, as path + query tails. */
@@ -166,6 +168,11 @@ async function benchOne(chunks: readonly string[][], inputs: number, policy: Pol
   };
 }
 
+/** Whether this benchmark can run here; when not, the line that says why. */
+export function urlBenchUnavailable(): string | null {
+  return corporaAvailable() ? null : corporaMissingLine('the URL analysis benchmark');
+}
+
 /**
  * The same ratio from CPU time (`process.cpuUsage`) over whole-corpus passes, alternating
  * baseline and candidate, median of `rounds`: on a loaded machine the wall-clock samples of the
@@ -217,7 +224,9 @@ export async function benchUrl(options: { rounds?: number; timeMs?: number } = {
   return (await benchUrlRows({ ...options, sizes: [0] }))[0]!;
 }
 
-if (isMainModule(import.meta.url)) {
+if (isMainModule(import.meta.url) && urlBenchUnavailable() !== null) {
+  console.log(urlBenchUnavailable());
+} else if (isMainModule(import.meta.url)) {
   const rows = await benchUrlRows();
   printPairs(`URL engine over ${rows[0]!.inputs} URLs (${rows[0]!.files.join(', ')}, varied tails); baseline new URL() + tldts.parse(private suffixes); µs per URL, median of rounds`, rows);
   for (const r of rows) console.log(`${r.policyDomains} policy domains: ratio ${r.ratio.toFixed(2)}× (target ≤ ${r.target}×): ${r.withinTarget ? 'within target' : 'OVER TARGET'}; ${Math.round(1e6 / r.candidateUs).toLocaleString('en-US')} URLs/s`);

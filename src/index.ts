@@ -51,7 +51,7 @@ export { FLOW_STATES, type FlowState, type FlowTrigger, type NavigationRecord, t
 export { parsePolicy, loadPolicy, defaultPolicy, policyJsonSchema, examplePolicy, type Policy, type PolicyDocument, type PolicyInput, type Profile } from './policy/index.js';
 
 // checkers
-export { auditForm, checkContent } from './form/index.js';
+export { auditForm, checkContent, schemaDigest } from './form/index.js';
 export type { FieldClass, FieldReport, FormAudit, ContentCheck } from './form/types.js';
 export { analyzeUrl, UrlFinding } from './url/index.js';
 export { renderUrl } from './render/index.js';
@@ -63,3 +63,4 @@ export { createAuditLog, redact, type AuditLog, type AuditRecord } from './audit
 
 // wire facts and errors
 export { GuardError, GuardCode, WIRE_ANSWERS, Method, RpcCode, GuardMetaKey, requestDigest, verdictOf, type Finding, type Severity, type Verdict } from './protocol/index.js';
+export type { ExceptionKind, ExceptionUse } from './protocol/verdict.js';

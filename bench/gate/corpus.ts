@@ -8,10 +8,11 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { evalCommand, type EvalSummary } from '../../src/cli/eval.js';
 import { memoryIo } from '../../test/cli/memory-io.js';
+import { CORPORA_DIR, CORPORA_REQUIRED, corporaAvailable, corporaMissingLine } from '../../test/helpers/corpora.js';
 import { percent, type GateLine } from './types.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const CORPORA = fileURLToPath(new URL('../../../shared/corpora/', import.meta.url));
+const CORPORA = CORPORA_DIR;
 const MALICIOUS = 'fixtures/urls/malicious.jsonl';
 const HOST_LISTS = ['legit-domains.txt', 'legit-hosts-umbrella.txt'];
 const MAX_FALSE_REJECTION = 0.001;
@@ -52,6 +53,10 @@ function observedIdnSites(): string[] {
 
 /** Legitimate hosts of `../shared/corpora` as `https://<host>/`: blocked ones are false rejections. */
 export async function falseRejectionLine(): Promise<GateLine> {
+  if (!corporaAvailable()) {
+    // Not measured is not passed: the line says so, and fails under CI=true where the corpora exist.
+    return { name: 'legitimate domains falsely rejected', measured: 'not measured', threshold: '< 0.1 %', pass: !CORPORA_REQUIRED, skipped: true, notes: [corporaMissingLine('this line')] };
+  }
   // eval reads host lists from files; the filtered IDN list lives only for this run, outside the repo.
   const scratch = mkdtempSync(join(tmpdir(), 'meg-gate-idn-'));
   try {

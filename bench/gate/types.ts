@@ -5,6 +5,8 @@ export interface GateLine {
   readonly measured: string;
   readonly threshold: string;
   readonly pass: boolean;
+  /** The line could not be measured in this run (its inputs are absent); `pass` then says whether that is allowed. */
+  readonly skipped?: boolean;
   /** What a reader needs to trust or investigate the figure; printed under the table. */
   readonly notes: readonly string[];
 }

@@ -11,14 +11,18 @@ import { commandPolicy } from './run-policy.js';
 import { Exit, UsageError, writeLine, type CliIo, type Command, parseCommandArgs } from './io.js';
 
 const HELP = `usage:
-  mcp-elicitation-guard audit-schema [FILE|-] [--policy FILE]
+  mcp-elicitation-guard audit-schema [FILE|-] [--policy FILE] [--json]
   mcp-elicitation-guard audit-schema --jsonl [FILE|-] [--policy FILE]
 
 Audits a form-mode elicitation: the schema against the spec 2025-11-25 allowlist, and each field
 for credentials, payment data and personal data.
 
   FILE            elicitation/create params ({message, requestedSchema}) or a bare requestedSchema;
-                  "-" or no FILE reads stdin. Prints one JSON object: {verdict, fields, findings}.
+                  "-" or no FILE reads stdin. On a terminal it prints a readable report (the
+                  verdict, each field with its class and reasons, the findings, the schema digest
+                  a form.allow rule names); otherwise, or with --json, one JSON object:
+                  {verdict, fields, findings}.
+  --json          JSON even on a terminal
   --jsonl         read JSON Lines, each an object with "params" (other keys are copied through);
                   write one line per input line, in order, with verdict, fields and findings added.
                   A bad line gets verdict "block" and finding E_INPUT; blank lines are skipped.
@@ -30,14 +34,16 @@ exit codes: 0 nothing blocked, 1 something blocked, 2 bad usage or unreadable in
 interface Options {
   readonly file: string | undefined;
   readonly jsonl: boolean;
+  readonly json: boolean;
   readonly policyFile: string | undefined;
   readonly help: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const parsed = parseCommandArgs(argv, { policy: { type: 'string' }, jsonl: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+  const parsed = parseCommandArgs(argv, { policy: { type: 'string' }, jsonl: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
   if (parsed.positionals.length > 1) throw new UsageError('audit-schema takes at most one FILE');
-  return { file: parsed.positionals[0], jsonl: parsed.values.jsonl === true, policyFile: parsed.values.policy, help: parsed.values.help === true };
+  if (parsed.values.json === true && parsed.values.jsonl === true) throw new UsageError('--jsonl already writes JSON; drop --json');
+  return { file: parsed.positionals[0], jsonl: parsed.values.jsonl === true, json: parsed.values.json === true, policyFile: parsed.values.policy, help: parsed.values.help === true };
 }
 
 /** The output shape of one audit: exactly `verdict`, `fields` and `findings`. */
@@ -93,8 +99,37 @@ async function single(options: Options, policy: Policy, io: CliIo): Promise<numb
     return Exit.usage;
   }
   const audit = auditForm(params, policy);
-  writeLine(io.stdout, JSON.stringify(publicAudit(audit), null, 2));
+  if (io.isTTY && !options.json) io.stdout.write(humanAudit(audit, true));
+  else writeLine(io.stdout, JSON.stringify(publicAudit(audit), null, 2));
   return audit.verdict === 'block' ? Exit.blocked : Exit.ok;
+}
+
+const TAGS: Readonly<Record<FormAudit['verdict'], string>> = {
+  block: '\u001b[41;97;1m BLOCK \u001b[0m',
+  warn: '\u001b[43;30;1m WARN  \u001b[0m',
+  allow: '\u001b[42;30;1m ALLOW \u001b[0m',
+};
+
+/** Server text shown on a terminal: no control characters (escape sequences could repaint the screen). */
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The terminal report of one audit. */
+export function humanAudit(audit: FormAudit, ansi: boolean): string {
+  const bold = (t: string) => (ansi ? `\u001b[1m${t}\u001b[0m` : t);
+  const lines = [`${ansi ? TAGS[audit.verdict] : audit.verdict.toUpperCase().padEnd(5)} form with ${audit.fields.length} field${audit.fields.length === 1 ? '' : 's'}`];
+  const width = Math.max(0, ...audit.fields.map((f) => printable(f.name).length + 2));
+  for (const f of audit.fields) {
+    const name = JSON.stringify(printable(f.name)).padEnd(width);
+    const cls = f.class === 'ordinary' ? f.class : bold(f.class);
+    lines.push(`  field ${name}  ${cls.padEnd(ansi && f.class !== 'ordinary' ? 18 : 10)}${f.reasons.length > 0 ? ` ${printable(f.reasons.join(', '))}` : ''}`);
+  }
+  for (const f of audit.findings) lines.push(`  [${f.severity}] ${f.code}: ${printable(f.message)}`);
+  for (const e of audit.exceptions ?? []) lines.push(`  [allowed] ${e.kind} ${printable(e.target)}: ${printable(e.reason)}`);
+  if (audit.schemaDigest !== undefined) lines.push(`  schema digest: ${audit.schemaDigest} (a servers.<key>.form.allow rule can name it)`);
+  return lines.join('\n') + '\n';
 }
 
 /** The output line for one input line (already known not to be blank). */

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { auditCommand } from './audit.js';
 import { auditSchemaCommand } from './audit-schema.js';
 import { checkUrlCommand } from './check-url.js';
+import { doctorCommand } from './doctor.js';
 import { evalCommand } from './eval.js';
+import { installCommand, uninstallCommand } from './install.js';
 import { Exit, UsageError, isMainModule, writeLine, type CliIo, type Command } from './io.js';
 import { ledgerCommand } from './ledger.js';
 import { policyCommand } from './policy.js';
@@ -15,6 +18,10 @@ const commands: Record<string, { run: Command; summary: string }> = {
   policy: { run: policyCommand, summary: 'policy validate FILE | policy init [FILE] | policy schema [--out FILE]' },
   proxy: { run: proxyCommand, summary: 'proxy [--policy FILE] [--ledger FILE] [--audit FILE] [--subject ID] [--ui [PORT]] -- <server command> [args...]' },
   ledger: { run: ledgerCommand, summary: 'ledger list | show ID | recover ID | confirm ID | cancel ID [--ledger FILE] [--json] | serve [--port N] [--open]' },
+  install: { run: installCommand, summary: 'install --host claude-desktop|vscode|cursor [--config FILE] [--policy FILE] [--dry-run]' },
+  audit: { run: auditCommand, summary: 'audit show|tail|summary FILE [--server KEY] [--type T] [--since TIME] [--until TIME] [-f]' },
+  doctor: { run: doctorCommand, summary: 'doctor [--policy FILE] [--ledger FILE] [--host NAME [--config FILE]]' },
+  uninstall: { run: uninstallCommand, summary: 'uninstall --host claude-desktop|vscode|cursor [--config FILE] [--dry-run]' },
 };
 
 function version(): string {

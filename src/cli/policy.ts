@@ -1,5 +1,6 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { examplePolicy } from '../policy/example.js';
 import { policyJsonSchema } from '../policy/json-schema.js';
 import { loadPolicy } from '../policy/policy.js';
@@ -52,9 +53,27 @@ function init(argv: readonly string[], io: CliIo): number {
   if (positionals.length > 1) throw new UsageError('policy init takes at most one FILE');
   const file = resolve(io.cwd, positionals[0] ?? 'mcp-elicitation-guard.policy.json');
   if (existsSync(file) && values.force !== true) throw new UsageError(`${file} exists; pass --force to overwrite it`);
-  writeFileSync(file, JSON.stringify(examplePolicy(), null, 2) + '\n');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ ...examplePolicy(), $schema: schemaReference(file) }, null, 2) + '\n');
   writeLine(io.stdout, `wrote ${file}`);
   return Exit.ok;
+}
+
+/** The package's own policy.schema.json, beside dist/ (in a clone, an install, or a global install). */
+const PACKAGE_SCHEMA = fileURLToPath(new URL('../../policy.schema.json', import.meta.url));
+const PUBLISHED_SCHEMA = policyJsonSchema.$id as string;
+
+/**
+ * The `$schema` a new policy file gets: this package's schema file, relative to where the policy is
+ * written (so editors resolve it from the file's location), or the published URL when there is no
+ * local file or no relative path to it (another drive).
+ */
+export function schemaReference(policyFile: string): string {
+  if (!existsSync(PACKAGE_SCHEMA)) return PUBLISHED_SCHEMA;
+  const path = relative(dirname(policyFile), PACKAGE_SCHEMA);
+  if (isAbsolute(path)) return PUBLISHED_SCHEMA;
+  const posix = path.split(sep).join('/');
+  return posix.startsWith('.') ? posix : `./${posix}`;
 }
 
 function schema(argv: readonly string[], io: CliIo): number {

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { AuditLog } from '../audit/log.js';
 import { createAuditLog } from '../audit/log.js';
 import type { GuardEvent } from '../core/events.js';
+import { describeEvent, LOG_LEVELS, shouldLog, type LogLevel } from './describe-event.js';
 import { ChildUpstream, type Upstream } from '../adapters/proxy/child.js';
 import { HttpUpstream } from '../adapters/proxy/http.js';
 import { ElicitationProxy } from '../adapters/proxy/proxy.js';
@@ -12,6 +13,7 @@ import { MemoryLedger } from '../ledger/memory.js';
 import { openLedger, parseLedgerSpec } from '../ledger/open.js';
 import type { Ledger } from '../ledger/types.js';
 import { defaultPolicy, loadPolicy } from '../policy/policy.js';
+import { nearest } from '../policy/suggest.js';
 import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.js';
 import { defaultLedgerPath } from './ledger.js';
 import { parsePort } from './ledger-serve.js';
@@ -37,6 +39,9 @@ options:
   --audit FILE         append the redacted audit log (JSON Lines) to FILE
   --subject ID         the verified user subject recorded in navigation records
   --upstream-url URL   a Streamable HTTP server instead of a child process
+  --log-level LEVEL    what goes to stderr: error | warn (default: every block, audit, exception
+                       and the server's crash) | info (also every allowed decision and the server's
+                       start and exit) | debug (also flow moves and receipts)
   --ui [PORT]          serve the query page on 127.0.0.1 (PORT, or a free port): see and recover
                        this proxy's URL flows, stop issuing; the access link is written to a file
                        readable only by you (its path is printed), never to stderr
@@ -54,8 +59,31 @@ const OPTIONS = {
   subject: { type: 'string' },
   'session-key': { type: 'string' },
   'upstream-url': { type: 'string' },
+  'log-level': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** Where the server command starts when it was given without `--`: the first argument that is not one of ours. */
+function strayCommandStart(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('-')) return i;
+    const name = arg.replace(/^--?/, '').split('=')[0]!;
+    const option = (OPTIONS as Record<string, { type: string } | undefined>)[name];
+    if (option === undefined) return -1;
+    if (option.type === 'string' && !arg.includes('=')) i++;
+  }
+  return -1;
+}
+
+function parseOwn(own: readonly string[], hasCommand: boolean): ReturnType<typeof parseCommandArgs<typeof OPTIONS>> {
+  const start = hasCommand ? -1 : strayCommandStart(own);
+  if (start !== -1) {
+    const example = ['mcp-elicitation-guard proxy', ...own.slice(0, start), '--', ...own.slice(start)].join(' ');
+    throw new UsageError(`put the server command after "--", e.g.\n  ${example}`);
+  }
+  return parseCommandArgs(own, OPTIONS, false);
+}
 
 interface ProxyIo extends CliIo {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -68,12 +96,15 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
   const split = argv.indexOf('--');
   const serverCommand = split === -1 ? [] : argv.slice(split + 1);
   const { rest: own, uiPort } = takeUiOption(split === -1 ? argv : argv.slice(0, split));
-  const { values, positionals } = parseCommandArgs(own, OPTIONS, false);
+  const { values, positionals } = parseOwn(own, split !== -1);
   if (values.help === true) {
     writeLine(io.stdout, HELP);
     return Exit.ok;
   }
   if (positionals.length > 0) throw new UsageError('put the server command after "--"');
+  const level = values['log-level'] ?? 'warn';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
+  const threshold = level as LogLevel;
   const url = values['upstream-url'];
   if ((url === undefined) === (serverCommand.length === 0)) throw new UsageError('give either a server command after "--" or --upstream-url URL');
   let upstream: Upstream;
@@ -89,10 +120,25 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
     upstream = new ChildUpstream(serverCommand[0]!, serverCommand.slice(1));
   }
 
-  const log = (line: string) => writeLine(io.stderr, line);
+  const say = (at: LogLevel, line: string) => {
+    if (shouldLog(at, threshold)) writeLine(io.stderr, `mcp-elicitation-guard: ${line}`);
+  };
+  const log = (line: string) => {
+    if (shouldLog('warn', threshold)) writeLine(io.stderr, line);
+  };
   const policy = values.policy === undefined ? defaultPolicy : loadPolicy(resolve(io.cwd, values.policy));
+  if (values.policy !== undefined && values.server !== undefined && !Object.hasOwn(policy.servers, values.server)) {
+    // A misspelt key would silently judge the server with the top-level policy.
+    const keys = Object.keys(policy.servers);
+    const hint = nearest(values.server, keys);
+    throw new UsageError(
+      `--server ${JSON.stringify(values.server)} is not a key of the policy's "servers"${hint === null ? '' : ` (did you mean ${JSON.stringify(hint)}?)`}; ` +
+        (keys.length === 0 ? 'the policy has no "servers" entries: add one, e.g. "servers": { ' + JSON.stringify(values.server) + ': {} }' : `its keys: ${keys.map((k) => JSON.stringify(k)).join(', ')}`),
+    );
+  }
+  // A ledger the proxy cannot start with is said whatever the log level.
   const ledgerSpec = values.ledger ?? nonEmpty((io.env ?? process.env)['MCP_GUARD_LEDGER']);
-  const ledger = await openProxyLedger(ledgerSpec, io, log);
+  const ledger = await openProxyLedger(ledgerSpec, io, (line) => (line.includes('cannot use the ledger') ? writeLine(io.stderr, line) : log(line)));
   if (ledger === null) return Exit.usage;
   const audit: AuditLog | null = values.audit === undefined ? null : createAuditLog(resolve(io.cwd, values.audit));
   let proxy: ElicitationProxy | null = null;
@@ -106,6 +152,8 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
     onEvent: (event: GuardEvent) => {
       audit?.write(event);
       proxy?.tellHost(event);
+      const line = describeEvent(event);
+      if (line !== null) say(line.level, line.text);
       if (page !== null && event.type === 'flow.transition' && event.to === 'USER_REVIEW') {
         log(`mcp-elicitation-guard proxy: URL flow ${event.navigation} started; query page ${page.url}/flows/${event.navigation}`);
       }
@@ -121,7 +169,7 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
     page = started?.page ?? null;
     accessFile = started?.accessFile ?? null;
   }
-  proxy = new ElicitationProxy({ guard, upstream, hostInput: io.stdin, hostOutput: io.stdout, log });
+  proxy = new ElicitationProxy({ guard, upstream, hostInput: io.stdin, hostOutput: io.stdout, log, lifecycle: say });
 
   const signals = io.signals ?? process;
   const forward = (signal: NodeJS.Signals) => () => proxy?.signal(signal);
@@ -132,7 +180,7 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
   try {
     return await proxy.run();
   } catch (error) {
-    log(`mcp-elicitation-guard proxy: cannot start the server: ${(error as Error).message}`);
+    writeLine(io.stderr, `mcp-elicitation-guard proxy: cannot start the server: ${(error as Error).message}`);
     return Exit.usage;
   } finally {
     signals.off('SIGINT', onInt);

@@ -54,11 +54,13 @@ export function onElicitation(ctx: Translation, request: JsonRpcRequest): Decisi
 
 function onFormElicitation(ctx: Translation, request: JsonRpcRequest, read: ElicitationRead & { ok: true }): Decision {
   const judged = judgeForm(read.params, ctx.policy);
-  const events: GuardEvent[] = [];
+  // The server's form.allow rules the audit applied (issue 13): each use is an event.
+  const events: GuardEvent[] = (judged.audit.exceptions ?? []).map((use) => ctx.report.event({ ...use, requestId: request.id }));
   const sensitive = judged.sensitive;
   if (sensitive.length > 0) {
     const fields = sensitive.map((f) => ({ name: f.name, class: f.class, reasons: f.reasons }));
-    events.push(ctx.report.event({ type: 'form.sensitive', action: judged.blocked ? 'blocked' : 'audited', requestId: request.id, fields }));
+    const digest = judged.audit.schemaDigest === undefined ? {} : { schemaDigest: judged.audit.schemaDigest };
+    events.push(ctx.report.event({ type: 'form.sensitive', action: judged.blocked ? 'blocked' : 'audited', requestId: request.id, fields, ...digest }));
     if (judged.blocked) ctx.metrics.sensitiveFieldsBlocked += sensitive.length;
     else ctx.metrics.sensitiveFieldsLetThrough += sensitive.length;
   }
@@ -82,12 +84,20 @@ function onUrlElicitation(ctx: Translation, request: JsonRpcRequest, read: Elici
     return refuse(ctx, request, 'url', { code: GuardCode.subjectRequired, reason, findings: [] });
   }
   const { analysis, codes, refusal } = judgeUrl(read.url, ctx.policy);
-  if (refusal !== null) return refuse(ctx, request, 'url', refusal);
+  const exceptions = exceptionEvents(ctx, analysis, request.id);
+  if (refusal !== null) return refuse(ctx, request, 'url', refusal, exceptions);
   const presented = { elicitationId: read.elicitationId, url: read.url, message: read.message, analysis, server: ctx.server(), subject: ctx.subject };
   ctx.book.presented(request.id, { ...presented, relatedTaskId: read.relatedTaskId });
   ctx.metrics.elicitationsForwarded += 1;
   const event = ctx.report.event({ type: 'elicitation.forwarded', mode: 'url', requestId: request.id, verdict: analysis.verdict, findings: codes, host: analysis.display.hostAscii });
-  return forward(ctx.codec.toHost(request, read, GuardMetaKey.urlAnalysis, analysis), [event]);
+  return forward(ctx.codec.toHost(request, read, GuardMetaKey.urlAnalysis, analysis), [...exceptions, event]);
+}
+
+/** The `url.allow` rules and `url.onBlock: "audit"` an analysis used, as events (issue 13). */
+function exceptionEvents(ctx: Translation, analysis: UrlAnalysis, requestId: string | number): GuardEvent[] {
+  const events = (analysis.exceptions ?? []).map((use) => ctx.report.event({ ...use, requestId }));
+  if (analysis.audited !== undefined) events.push(ctx.report.event({ type: 'url.audited', requestId, host: analysis.display.hostAscii, findings: analysis.audited }));
+  return events;
 }
 
 function refuse(ctx: Translation, request: JsonRpcRequest, mode: ElicitationMode | null, refusal: Refusal, events: GuardEvent[] = []): Decision {

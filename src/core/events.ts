@@ -5,7 +5,7 @@
 import type { DropReason } from '../flow/book.js';
 import type { FieldClass } from '../form/types.js';
 import type { Modes } from '../negotiation/capabilities.js';
-import type { Verdict } from '../protocol/verdict.js';
+import type { ExceptionKind, Verdict } from '../protocol/verdict.js';
 import type { ElicitationMode } from '../protocol/wire.js';
 
 /** Which server an event is about: the host's key for it and what it said in `initialize`. */
@@ -57,6 +57,28 @@ export type GuardEvent =
       readonly action: 'blocked' | 'audited';
       readonly requestId: string | number;
       readonly fields: readonly { readonly name: string; readonly class: FieldClass; readonly reasons: readonly string[] }[];
+      /** `sha256:<hex>` of the requestedSchema, for a `form.allow` rule by schema. */
+      readonly schemaDigest?: string;
+    })
+  | (EventBase & {
+      readonly type: 'exception.used';
+      /** `form-field`, `form-schema` (a `servers.<key>.form.allow` rule) or `url-domain` (`servers.<key>.url.allow`). */
+      readonly kind: ExceptionKind;
+      readonly requestId: string | number;
+      /** The field name, the schema digest or the registrable domain the rule matched. */
+      readonly target: string;
+      /** The rule's required `reason`. */
+      readonly reason: string;
+      /** The finding codes the rule excused. */
+      readonly findings: readonly string[];
+    })
+  | (EventBase & {
+      readonly type: 'url.audited';
+      readonly requestId: string | number;
+      /** The host the user would open (ASCII form). */
+      readonly host: string | null;
+      /** The finding codes that would have blocked under `url.onBlock: "block"`. */
+      readonly findings: readonly string[];
     })
   | (EventBase & {
       readonly type: 'content.withheld';

@@ -7,6 +7,7 @@ import type { Policy } from '../policy/policy.js';
 import { GuardCode } from '../protocol/errors.js';
 import { verdictOf, type Finding } from '../protocol/verdict.js';
 import { classifyFields } from './classify.js';
+import { applyFormExceptions } from './exceptions.js';
 import { containsUrl } from './links.js';
 import { exceedsScanBound, MAX_SCANNED_TEXT } from './normalize.js';
 import { isPlainObject, quoteName, readSchema, type FieldSpec } from './schema.js';
@@ -129,7 +130,7 @@ function audit(params: unknown, policy: Policy): FormAudit {
     const finding = urlFinding(spec);
     if (finding !== null) findings.push(finding);
   }
-  return { verdict: verdictOf(findings), fields, findings };
+  return applyFormExceptions({ verdict: verdictOf(findings), fields, findings }, unpacked.schema, policy);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Finding, Verdict } from '../protocol/verdict.js';
+import type { ExceptionUse, Finding, Verdict } from '../protocol/verdict.js';
 
 /** What a form field asks for. `credential` and `payment` are never allowed in form mode. */
 export type FieldClass = 'credential' | 'payment' | 'personal' | 'ordinary';
@@ -15,6 +15,10 @@ export interface FormAudit {
   readonly verdict: Verdict;
   readonly fields: readonly FieldReport[];
   readonly findings: readonly Finding[];
+  /** `sha256:<hex>` of the requestedSchema; present when a field is sensitive (for a `form.allow` rule by schema). */
+  readonly schemaDigest?: string;
+  /** The server's `form.allow` rules this audit applied (only present when one was). */
+  readonly exceptions?: readonly ExceptionUse[];
 }
 
 /** What `checkContent` returns for an accepted form answer. */

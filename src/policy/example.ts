@@ -6,7 +6,7 @@ export function examplePolicy(): Record<string, unknown> {
     profile: 'production',
     issuing: 'open',
     form: { enabled: true, onSensitive: 'block', blockPersonal: false },
-    url: { enabled: true, allowedHosts: [], protectedDomains: [], redirectHosts: [], maxLength: 2048 },
+    url: { enabled: true, allowedHosts: [], protectedDomains: [], redirectHosts: [], maxLength: 2048, onBlock: 'block' },
     completion: { ttlSeconds: 600, maxPending: 1024 },
     retry: { maxRetries: 1, maxRounds: 10, maxUrlRequiredRounds: 5 },
     subject: { required: false },

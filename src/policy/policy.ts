@@ -1,14 +1,19 @@
 import { readFileSync } from 'node:fs';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import type { z } from 'zod';
+import { policyJsonSchema } from './json-schema.js';
+import { nearest } from './suggest.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import {
   policySchema,
   type CompletionSettings,
+  type FormAllowRule,
   type FormSettings,
   type ParsedPolicy,
   type Profile,
   type RetrySettings,
   type SubjectSettings,
+  type UrlAllowRule,
   type UrlSettings,
 } from './schema.js';
 
@@ -19,15 +24,16 @@ import {
 export interface Policy {
   readonly profile: Profile;
   readonly issuing: 'open' | 'stopped';
-  readonly form: Readonly<FormSettings>;
-  readonly url: Readonly<UrlSettings>;
+  /** `allow`: the server's narrow exceptions (per-server only; absent or empty at the top level). */
+  readonly form: Readonly<FormSettings> & { readonly allow?: readonly FormAllowRule[] };
+  readonly url: Readonly<UrlSettings> & { readonly allow?: readonly UrlAllowRule[] };
   readonly completion: Readonly<CompletionSettings>;
   readonly retry: Readonly<RetrySettings>;
   readonly subject: Readonly<SubjectSettings>;
 }
 
 export const DEFAULT_FORM: FormSettings = { enabled: true, onSensitive: 'block', blockPersonal: false };
-export const DEFAULT_URL: UrlSettings = { enabled: true, allowedHosts: [], protectedDomains: [], redirectHosts: [], maxLength: 2048 };
+export const DEFAULT_URL: UrlSettings = { enabled: true, allowedHosts: [], protectedDomains: [], redirectHosts: [], maxLength: 2048, onBlock: 'block' };
 export const DEFAULT_COMPLETION: CompletionSettings = { ttlSeconds: 600, maxPending: 1024 };
 export const DEFAULT_RETRY: RetrySettings = { maxRetries: 1, maxRounds: 10, maxUrlRequiredRounds: 5 };
 export const DEFAULT_SUBJECT: SubjectSettings = { required: false };
@@ -65,16 +71,55 @@ function documentOf(parsed: ParsedPolicy): PolicyDocument {
   });
 }
 
+type SchemaNode = { properties?: Record<string, SchemaNode>; additionalProperties?: SchemaNode | boolean; items?: SchemaNode; anyOf?: SchemaNode[] };
+
+/** The keys the policy file allows at a JSON path (walking the generated JSON Schema). */
+function knownKeysAt(path: readonly PropertyKey[]): string[] {
+  let node: SchemaNode | undefined = policyJsonSchema as SchemaNode;
+  for (const step of path) {
+    if (node === undefined) return [];
+    if (typeof step === 'number') node = node.items;
+    else if (node.properties !== undefined && Object.hasOwn(node.properties, String(step))) node = node.properties[String(step)];
+    else node = typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined;
+  }
+  return Object.keys(node?.properties ?? {});
+}
+
+function unknownKeyMessage(path: readonly PropertyKey[], key: string): string {
+  const last = path[path.length - 1];
+  if (key === 'allow' && path.length === 1 && (last === 'form' || last === 'url')) {
+    return `unknown key "allow": exceptions are per server, put them under servers.<key>.${String(last)}.allow`;
+  }
+  const hint = nearest(key, knownKeysAt(path));
+  return `unknown key ${JSON.stringify(key)}${hint === null ? ' (check the spelling; see policy.schema.json)' : ` (did you mean \`${hint}\`?)`}`;
+}
+
 /** Renders zod issues as `at <json path>: <what was expected>` lines. */
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
-    .map((issue) => {
+    .flatMap((issue) => {
       const path = issue.path.length === 0 ? '(top level)' : '$' + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-      let message = issue.message;
-      if (issue.code === 'unrecognized_keys') message = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (check the spelling; see policy.schema.json)`;
-      return `at ${path}: ${message}`;
+      if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `at ${path}: ${unknownKeyMessage(issue.path, key)}`);
+      return [`at ${path}: ${issue.message}`];
     })
     .join('\n');
+}
+
+/** Where JSON text stops being JSON: `line L, column C: <what>`. */
+function syntaxErrorAt(text: string, fallback: string): string {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  const first = errors[0];
+  if (first === undefined) return fallback;
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < first.offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return `line ${line}, column ${first.offset - start + 1}: ${printParseErrorCode(first.error)} (${fallback})`;
 }
 
 /**
@@ -87,7 +132,7 @@ export function parsePolicy(json: unknown): PolicyDocument {
     try {
       value = JSON.parse(json);
     } catch (error) {
-      throw new GuardError(GuardCode.policyInvalid, `policy is not valid JSON: ${(error as Error).message}`);
+      throw new GuardError(GuardCode.policyInvalid, `policy is not valid JSON at ${syntaxErrorAt(json, (error as Error).message)}`);
     }
   }
   const result = policySchema.safeParse(value);

@@ -1,4 +1,12 @@
+import { domainToASCII } from 'node:url';
+import { getDomain } from 'tldts';
 import { z } from 'zod';
+
+/** True when `name` is itself a registrable domain (eTLD+1, private suffixes included), not a subdomain or a suffix. */
+function isRegistrableDomain(name: string): boolean {
+  const ascii = domainToASCII(name).toLowerCase();
+  return ascii !== '' && getDomain(ascii, { allowPrivateDomains: true }) === ascii;
+}
 
 /** Settings of the form mode checks. */
 const formSettings = z
@@ -31,6 +39,39 @@ const urlSettings = z
         'When non-empty, a redirect target may only point to these domains (and their subdomains); any other target blocks. It covers redirect-like parameters (url, q, next, continue, to, r, link, dest, ...), base64-encoded URLs and the redirect_uri of an OAuth authorization request, which is otherwise shown as information only. Set it per server (servers.<key>.url.redirectHosts) to the hosts that server\'s OAuth clients redirect to.',
       ),
     maxLength: z.number().int().min(64).max(65536).describe('Longest URL accepted, in characters.'),
+    onBlock: z
+      .enum(['block', 'audit'])
+      .describe('"block" refuses a blocked URL with E_URL_BLOCKED; "audit" forwards look-alike and allow-list blocks with the warning and only logs (url.audited), the URL-mode rollout stage. Structural blocks (userinfo, scheme, credentials or personal data in the URL, ...) block in every stage.'),
+  })
+  .strict();
+
+const reason = z.string().trim().min(1).max(500).describe('Why this exception exists (logged with every use).');
+
+/** A narrow exception for a form field: by field name, by schema digest, or the field within one schema. */
+const formAllowRule = z
+  .object({
+    field: z.string().min(1).max(200).optional().describe('The field name (the key in requestedSchema.properties) allowed although it looks sensitive.'),
+    schema: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/u, 'a schema digest "sha256:<64 hex digits>" (shown by audit-schema and in the form.sensitive event)')
+      .optional()
+      .describe('The digest of the whole requestedSchema (RFC 8785 canonical JSON, sha256): only this exact schema.'),
+    reason,
+  })
+  .strict()
+  .refine((rule) => rule.field !== undefined || rule.schema !== undefined, { message: 'an allow rule needs "field", "schema" or both' });
+
+/** A narrow exception for URL mode: look-alike and IDN findings on one registrable domain. */
+const urlAllowRule = z
+  .object({
+    domain: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[^\s/:@]+$/u, 'a bare registrable domain such as "example.com" (no scheme, path, port or userinfo)')
+      .refine(isRegistrableDomain, 'a registrable domain (eTLD+1) such as "example.com", not a subdomain or a public suffix')
+      .describe('A registrable domain (eTLD+1); its subdomains share it.'),
+    reason,
   })
   .strict();
 
@@ -70,8 +111,14 @@ const serverOverride = z
   .object({
     profile: z.enum(['production', 'development']).optional(),
     issuing: z.enum(['open', 'stopped']).optional(),
-    form: formSettings.partial().optional(),
-    url: urlSettings.partial().optional(),
+    form: formSettings
+      .partial()
+      .extend({ allow: z.array(formAllowRule).max(256).optional().describe('Narrow exceptions to the sensitive-field check for this server; each use is logged (exception.used).') })
+      .optional(),
+    url: urlSettings
+      .partial()
+      .extend({ allow: z.array(urlAllowRule).max(256).optional().describe('Registrable domains whose look-alike and IDN findings are excused for this server; structural blocks stay. Each use is logged (exception.used).') })
+      .optional(),
     completion: completionSettings.partial().optional(),
     retry: retrySettings.partial().optional(),
     subject: subjectSettings.partial().optional(),
@@ -108,6 +155,8 @@ export type ParsedPolicy = z.output<typeof policySchema>;
 export type ServerOverride = z.output<typeof serverOverride>;
 
 export type FormSettings = z.output<typeof formSettings>;
+export type FormAllowRule = z.output<typeof formAllowRule>;
+export type UrlAllowRule = z.output<typeof urlAllowRule>;
 export type UrlSettings = z.output<typeof urlSettings>;
 export type CompletionSettings = z.output<typeof completionSettings>;
 export type RetrySettings = z.output<typeof retrySettings>;

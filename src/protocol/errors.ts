@@ -59,6 +59,8 @@ export const GuardCode = {
   duplicateRecord: 'E_DUPLICATE_RECORD',
   /** The ledger cannot be opened or used: missing driver, closed, newer schema, corrupt row. */
   ledgerUnavailable: 'E_LEDGER_UNAVAILABLE',
+  /** The proxy's server exited (or its connection closed) before answering a host request. */
+  serverExited: 'E_SERVER_EXITED',
 } as const;
 
 export type GuardCode = (typeof GuardCode)[keyof typeof GuardCode];

@@ -24,3 +24,17 @@ export function verdictOf(findings: readonly Finding[]): Verdict {
   }
   return verdict;
 }
+
+/** What kind of narrow policy exception was used (`servers.<key>.form.allow`, `servers.<key>.url.allow`). */
+export type ExceptionKind = 'form-field' | 'form-schema' | 'url-domain';
+
+/** An exception a checker applied; the guard turns it into an `exception.used` event. */
+export interface ExceptionUse {
+  readonly type: 'exception.used';
+  readonly kind: ExceptionKind;
+  /** The field name, the schema digest or the registrable domain the rule matched. */
+  readonly target: string;
+  readonly reason: string;
+  /** The finding codes the rule excused. */
+  readonly findings: readonly string[];
+}

@@ -10,6 +10,7 @@ import { findHiddenCharacters, hasLoneSurrogate } from './characters.js';
 import { UrlFinding } from './codes.js';
 import { judgeContent } from './content.js';
 import { buildDisplay, EMPTY_DISPLAY } from './display.js';
+import { applyUrlExceptions } from './exceptions.js';
 import { Findings, result } from './findings.js';
 import { settingsOf } from './settings.js';
 import { decoyHost, judgeHost, reportBackslash, reportHidden, schemeFinding } from './structure.js';
@@ -82,7 +83,7 @@ function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnal
  */
 export function analyzeUrl(url: unknown, policy: Policy): UrlAnalysis {
   try {
-    return analyze(url, policy);
+    return applyUrlExceptions(analyze(url, policy), policy);
   } catch {
     const findings = new Findings();
     findings.add(UrlFinding.internalError, 'error', 'The URL could not be analysed; it is blocked rather than shown unchecked.');

@@ -1,4 +1,4 @@
-import type { Finding, Verdict } from '../protocol/verdict.js';
+import type { ExceptionUse, Finding, Verdict } from '../protocol/verdict.js';
 
 /** One piece of a URL as it is shown to a user. Concatenating every `text` gives `display.full`. */
 export interface UrlSegment {
@@ -29,4 +29,8 @@ export interface UrlAnalysis {
   readonly verdict: Verdict;
   readonly findings: readonly Finding[];
   readonly display: UrlDisplay;
+  /** The server's `url.allow` rules this analysis applied (only present when one was). */
+  readonly exceptions?: readonly ExceptionUse[];
+  /** Under `url.onBlock: "audit"`: the codes that would have blocked and were let through as warnings. */
+  readonly audited?: readonly string[];
 }

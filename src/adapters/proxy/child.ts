@@ -21,8 +21,13 @@ export interface UpstreamHandlers {
   onMessage(message: unknown, line?: string): void;
   /** A line that is not JSON: logged by the proxy, never forwarded. */
   onMalformed(detail: string): void;
-  /** The server went away; `code` is the child's exit code (1 when killed by a signal or unknown). */
-  onExit(code: number): void;
+  /**
+   * The server went away; `code` is the child's exit code (128 + n when killed by signal n, 1 when
+   * unknown); `signal` names the signal when there was one.
+   */
+  onExit(code: number, signal?: NodeJS.Signals | null): void;
+  /** The server process is running (child processes only). */
+  onStart?(info: { readonly pid: number | undefined; readonly command: string }): void;
   onError(error: Error): void;
 }
 
@@ -35,7 +40,7 @@ export class ChildUpstream implements Upstream {
   readonly #args: readonly string[];
   #child: ChildProcess | null = null;
   #writer: LineWriter | null = null;
-  #exited: Promise<number> | null = null;
+  #exited: Promise<{ code: number; signal: NodeJS.Signals | null }> | null = null;
 
   constructor(command: string, args: readonly string[]) {
     this.#command = command;
@@ -46,10 +51,21 @@ export class ChildUpstream implements Upstream {
     const child = spawn(this.#command, [...this.#args], { stdio: ['pipe', 'pipe', 'inherit'], shell: false });
     this.#child = child;
     this.#writer = new LineWriter(child.stdin!);
-    this.#exited = new Promise<number>((resolve) => {
-      child.once('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128 + signalNumber(signal))));
+    this.#exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        const done = () => resolve({ code: code ?? (signal === null ? 1 : 128 + signalNumber(signal)), signal });
+        // What the server wrote just before it exited is still in the pipe: read it first (briefly,
+        // in case a grandchild keeps the pipe open), so answers are not mistaken for lost requests.
+        const stdout = child.stdout;
+        if (stdout === null || stdout.readableEnded || stdout.destroyed) return done();
+        const timer = setTimeout(done, 500);
+        stdout.once('end', () => {
+          clearTimeout(timer);
+          done();
+        });
+      });
     });
-    void this.#exited.then((code) => handlers.onExit(code));
+    void this.#exited.then(({ code, signal }) => handlers.onExit(code, signal));
     child.stdin!.on('error', (error) => handlers.onError(error));
     readLines(
       child.stdout!,
@@ -67,7 +83,10 @@ export class ChildUpstream implements Upstream {
       (bytes) => handlers.onMalformed(`server wrote a line of ${bytes} bytes, over the limit`),
     );
     return new Promise((resolve, reject) => {
-      child.once('spawn', () => resolve());
+      child.once('spawn', () => {
+        handlers.onStart?.({ pid: child.pid, command: this.#command });
+        resolve();
+      });
       child.once('error', (error) => reject(error));
     });
   }

@@ -3,6 +3,7 @@ import type { GuardEvent } from '../../core/events.js';
 import { executeDecision, type DecisionSinks } from '../../core/decision.js';
 import type { Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { GuardCode } from '../../protocol/errors.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
 import type { UrlAnalysis } from '../../url/types.js';
 import type { Upstream } from './child.js';
@@ -16,7 +17,12 @@ export interface ProxyOptions {
   readonly hostOutput: Writable;
   /** Diagnostics (stderr): never protocol. */
   readonly log: (line: string) => void;
+  /** The server's life (start, exit code or signal), at a level; `log` gets none of it when absent. */
+  readonly lifecycle?: (level: 'error' | 'warn' | 'info', line: string) => void;
 }
+
+/** Host requests the server has not answered yet, at most this many (the oldest are forgotten first). */
+const MAX_PENDING = 65_536;
 
 /** Where a message came from: the object parsed from the line (the line too, where a transport reads lines). */
 interface Source {
@@ -36,18 +42,23 @@ const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refu
 export class ElicitationProxy {
   readonly #options: ProxyOptions;
   #hostClosed = false;
+  /** Host requests forwarded to the server and not answered yet: answered by the proxy if the server goes away. */
+  readonly #pending = new Map<string | number, true>();
   readonly #hostWriter: LineWriter;
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
 
   /** Host → server: on to the server; the guard's answers go back to the host. */
   readonly #toServer: DecisionSinks<Source> = {
-    forward: (message, source) =>
+    forward: (message, source) => {
+      if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#track(message.id);
       void this.#options.upstream.send(message, this.#original(message, source)).catch((error: Error) => {
         this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
+        if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
         // A request the server never got is answered now, so the host does not wait for its timeout.
         if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
-      }),
+      });
+    },
     reply: (message) => this.#toHost(message),
     fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
   };
@@ -75,7 +86,11 @@ export class ElicitationProxy {
     await upstream.start({
       onMessage: (message, line) => this.#fromServer(message, line),
       onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
-      onExit: (code) => {
+      onStart: ({ pid, command }) => this.#options.lifecycle?.('info', `server started: ${command}${pid === undefined ? '' : ` (pid ${pid})`}`),
+      onExit: (code, signal) => {
+        const how = signal === undefined || signal === null ? `exited with code ${code}` : `was stopped by signal ${signal}`;
+        this.#options.lifecycle?.(code === 0 ? 'info' : signal === undefined || signal === null ? 'error' : 'warn', `server ${how}`);
+        this.#answerPending(how);
         // The server is gone: stop reading the host, so the proxy can exit with the server's code.
         this.#hostClosed = true;
         hostInput.destroy();
@@ -96,6 +111,21 @@ export class ElicitationProxy {
       void upstream.close();
     });
     return this.#exitCode;
+  }
+
+  /** Never silence: every host request the server did not answer gets a JSON-RPC error now. */
+  #answerPending(how: string): void {
+    if (this.#pending.size === 0 || this.#hostClosed) return;
+    const ids = [...this.#pending.keys()];
+    this.#pending.clear();
+    this.#options.lifecycle?.('error', `answered ${ids.length} pending host request${ids.length === 1 ? '' : 's'} with -32603 (${GuardCode.serverExited}): the server ${how}`);
+    for (const id of ids) this.#toHost(errorResponse(id, RpcCode.internalError, `The MCP server ${how} before answering this request.`, { code: GuardCode.serverExited }));
+  }
+
+  #track(id: string | number): void {
+    this.#pending.delete(id);
+    this.#pending.set(id, true);
+    if (this.#pending.size > MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value as string | number);
   }
 
   /** Passes a signal on to the server (SIGINT, SIGTERM). */
@@ -133,6 +163,8 @@ export class ElicitationProxy {
   }
 
   #fromServer(message: unknown, line?: string): void {
+    // An answer (whatever the guard then does with it) means the request is no longer the proxy's to answer.
+    if (this.#pending.size > 0 && isRecord(message) && !('method' in message) && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
     if (kindOf(message) === 'invalid' && !(isRecord(message) && typeof message.method === 'string')) {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;

@@ -87,8 +87,8 @@ describe('the proxy between a real SDK host and a real server process', () => {
 });
 
 /** Runs the proxy with raw stdio, writes `lines`, collects what it prints until it exits. */
-function rawProxy(serverCommand: string[], lines: string[], options: { closeInput?: boolean; signal?: NodeJS.Signals } = {}) {
-  const child = spawn(process.execPath, proxyArgs('--ledger', 'memory', '--', ...serverCommand), { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+function rawProxy(serverCommand: string[], lines: string[], options: { closeInput?: boolean; signal?: NodeJS.Signals; args?: string[] } = {}) {
+  const child = spawn(process.execPath, proxyArgs('--ledger', 'memory', ...(options.args ?? []), '--', ...serverCommand), { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
