@@ -58,8 +58,21 @@ export async function benchFlood(options: { notices?: number; elicitations?: num
   const elicitations = options.elicitations ?? 1_000_000;
   const { gc, how } = findGc();
   const guard = createGuard();
-  guard.outbound({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {}, url: {} } }, clientInfo: { name: 'bench', version: '1' } } });
-  guard.inbound({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'flood', version: '1' } } });
+  guard.outbound({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: { elicitation: { form: {}, url: {} } },
+      clientInfo: { name: 'bench', version: '1' },
+    },
+  });
+  guard.inbound({
+    jsonrpc: '2.0',
+    id: 0,
+    result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'flood', version: '1' } },
+  });
   guard.outbound({ jsonrpc: '2.0', method: 'notifications/initialized' });
   const maxPending = guard.policy.completion.maxPending;
   const phases: FloodPhase[] = [];
@@ -75,19 +88,39 @@ export async function benchFlood(options: { notices?: number; elicitations?: num
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     const after = heapMb(gc);
     const outcome = `${[...tally].map(([action, n]) => `${action} ${n}`).join(', ')}; pending flows ${guard.pendingFlows().length}`;
-    phases.push({ name, messages: count, seconds, messagesPerSecond: count / seconds, heapBeforeMb: before, heapAfterMb: after, heapGrowthMb: after - before, outcome });
+    phases.push({
+      name,
+      messages: count,
+      seconds,
+      messagesPerSecond: count / seconds,
+      heapBeforeMb: before,
+      heapAfterMb: after,
+      heapGrowthMb: after - before,
+      outcome,
+    });
   };
 
-  run('unknown completion notices', notices, (i) => guard.inbound({ jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: `unknown-${i}` } }).action);
+  run(
+    'unknown completion notices',
+    notices,
+    (i) =>
+      guard.inbound({ jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: `unknown-${i}` } }).action,
+  );
   run('distinct URL elicitation ids', elicitations, (i) => {
-    const decision = guard.inbound({ jsonrpc: '2.0', id: `s${i}`, method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: URL, elicitationId: `flood-${i}` } });
+    const decision = guard.inbound({
+      jsonrpc: '2.0',
+      id: `s${i}`,
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Sign in', url: URL, elicitationId: `flood-${i}` },
+    });
     return decision.action;
   });
   return { gc: how, maxPending, phases };
 }
 
 export function printFlood(result: FloodResult): void {
-  const label = result.gc === 'none' ? 'heap used WITHOUT a forced GC (growth includes garbage)' : `heap used after a full GC (${result.gc})`;
+  const label =
+    result.gc === 'none' ? 'heap used WITHOUT a forced GC (growth includes garbage)' : `heap used after a full GC (${result.gc})`;
   console.log(`\nFlood: one guard, ${label}; completion.maxPending = ${result.maxPending}`);
   console.table(
     result.phases.map((p) => ({

@@ -88,8 +88,16 @@ export async function benchForm(): Promise<{ readonly pairs: readonly PairResult
   const values = answers();
   const schema = { type: 'object', properties: { note: { type: 'string' } } };
   let k = 0;
-  const scan = await comparePair(`scanValue per answer string (${values.length} answers)`, () => JSON.stringify(values[k++ % values.length]), () => scanValue(values[k++ % values.length]!, { entropy: true }));
-  const content = await comparePair(`checkContent per one-field answer`, () => JSON.stringify({ note: values[k++ % values.length] }), () => checkContent({ note: values[k++ % values.length] }, schema));
+  const scan = await comparePair(
+    `scanValue per answer string (${values.length} answers)`,
+    () => JSON.stringify(values[k++ % values.length]),
+    () => scanValue(values[k++ % values.length]!, { entropy: true }),
+  );
+  const content = await comparePair(
+    `checkContent per one-field answer`,
+    () => JSON.stringify({ note: values[k++ % values.length] }),
+    () => checkContent({ note: values[k++ % values.length] }, schema),
+  );
 
   const { lintSource } = await import('@secretlint/core');
   const { creator } = await import('@secretlint/secretlint-rule-preset-recommend');
@@ -97,16 +105,26 @@ export async function benchForm(): Promise<{ readonly pairs: readonly PairResult
   const secretlint = await comparePair(
     'secretlint preset in-process (baseline) vs scanValue (candidate), per answer',
     async () => {
-      await lintSource({ source: { filePath: '/answer.txt', content: values[k++ % values.length]!, contentType: 'text' }, options: { config } as never });
+      await lintSource({
+        source: { filePath: '/answer.txt', content: values[k++ % values.length]!, contentType: 'text' },
+        options: { config } as never,
+      });
     },
     () => scanValue(values[k++ % values.length]!, { entropy: true }),
     { rounds: 1, timeMs: 500 },
   );
-  return { pairs: [auditOne, audit, auditCold, auditBlind, scan, content, secretlint], forms: typical.length + multilingual.length, answers: values.length };
+  return {
+    pairs: [auditOne, audit, auditCold, auditBlind, scan, content, secretlint],
+    forms: typical.length + multilingual.length,
+    answers: values.length,
+  };
 }
 
 export function printForm(result: Awaited<ReturnType<typeof benchForm>>): void {
-  printPairs(`Form audit and answer scan: baseline = JSON round trip / JSON.stringify of the same input (target: auditForm < ${AUDIT_TARGET_US} µs per typical form)`, result.pairs);
+  printPairs(
+    `Form audit and answer scan: baseline = JSON round trip / JSON.stringify of the same input (target: auditForm < ${AUDIT_TARGET_US} µs per typical form)`,
+    result.pairs,
+  );
 }
 
 if (isMainModule(import.meta.url)) printForm(await benchForm());

@@ -43,7 +43,11 @@ function verdict(line: GateLine): string {
 function table(lines: readonly GateLine[]): string {
   const rows = [['line', 'measured', 'threshold', 'result'], ...lines.map((l) => [l.name, l.measured, l.threshold, verdict(l)])];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  const format = (r: readonly string[]): string => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
+  const format = (r: readonly string[]): string =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join('  ')
+      .trimEnd();
   return [format(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(format)].join('\n');
 }
 
@@ -60,6 +64,13 @@ for (const line of lines) {
 const failed = lines.filter((l) => !l.pass).length;
 const skipped = lines.filter((l) => l.pass && l.skipped === true).length;
 const notMeasured = skipped === 0 ? '' : `; ${skipped} line${skipped === 1 ? ' was' : 's were'} not measured (see SKIP above)`;
-out.push('', failed === 0 ? (skipped === 0 ? 'gate: every line passed' : `gate: every measured line passed${notMeasured}`) : `gate: ${failed} line${failed === 1 ? '' : 's'} failed${notMeasured}`);
+out.push(
+  '',
+  failed === 0
+    ? skipped === 0
+      ? 'gate: every line passed'
+      : `gate: every measured line passed${notMeasured}`
+    : `gate: ${failed} line${failed === 1 ? '' : 's'} failed${notMeasured}`,
+);
 process.stdout.write(out.join('\n') + '\n');
 process.exitCode = failed === 0 ? 0 : 1;

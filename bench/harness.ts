@@ -48,7 +48,8 @@ interface Latency {
 function latencyOf(bench: Bench, taskName: string): Latency {
   const task = bench.getTask(taskName);
   const result = task?.result;
-  if (result === undefined || !('latency' in result)) throw new Error(`benchmark task ${taskName} did not complete (${result?.state ?? 'missing'})`);
+  if (result === undefined || !('latency' in result))
+    throw new Error(`benchmark task ${taskName} did not complete (${result?.state ?? 'missing'})`);
   const l = result.latency;
   return { p50: l.p50 ?? l.mean, mean: l.mean, p99: l.p99 ?? l.max };
 }
@@ -58,7 +59,12 @@ function latencyOf(bench: Bench, taskName: string): Latency {
  * so drift and warm-up do not favour either side. Every run gives its own ratios (p50, mean, p99);
  * the result carries all of them, and the medians.
  */
-export async function comparePair(name: string, baseline: Fn, candidate: Fn, options: { rounds?: number; timeMs?: number } = {}): Promise<PairResult> {
+export async function comparePair(
+  name: string,
+  baseline: Fn,
+  candidate: Fn,
+  options: { rounds?: number; timeMs?: number } = {},
+): Promise<PairResult> {
   const rounds = options.rounds ?? 3;
   const baselineTimes: number[] = [];
   const candidateTimes: number[] = [];

@@ -18,7 +18,20 @@ const ledger = await openLedger(spec, schema === '-' ? {} : { schema });
 const deps = { clock: Date.now, random: (n: number) => new Uint8Array(randomBytes(n)) };
 const response = sha256Hex('response');
 const batch = Array.from({ length: count }, (_, i) =>
-  createBusinessReceipt({ lineage: { session: `bench-${writer}`, kind: 'nested', originalRequestDigest: sha256Hex(`${writer} ${i} ${randomBytes(8).toString('hex')}`) }, requestId: i, retryGeneration: 0, requirementReceiptIds: ['cr_bench'], responseDigest: response }, deps),
+  createBusinessReceipt(
+    {
+      lineage: {
+        session: `bench-${writer}`,
+        kind: 'nested',
+        originalRequestDigest: sha256Hex(`${writer} ${i} ${randomBytes(8).toString('hex')}`),
+      },
+      requestId: i,
+      retryGeneration: 0,
+      requirementReceiptIds: ['cr_bench'],
+      responseDigest: response,
+    },
+    deps,
+  ),
 );
 process.stdout.write('ready\n');
 await new Promise<void>((resolve) => {

@@ -55,7 +55,13 @@ function receipts(count: number): BusinessReceipt[] {
   const response = sha256Hex('response');
   return Array.from({ length: count }, () =>
     createBusinessReceipt(
-      { lineage: { session: 'bench', kind: 'nested', originalRequestDigest: sha256Hex(`original ${serial++}`) }, requestId: serial, retryGeneration: 0, requirementReceiptIds: ['cr_bench'], responseDigest: response },
+      {
+        lineage: { session: 'bench', kind: 'nested', originalRequestDigest: sha256Hex(`original ${serial++}`) },
+        requestId: serial,
+        retryGeneration: 0,
+        requirementReceiptIds: ['cr_bench'],
+        responseDigest: response,
+      },
       deps,
     ),
   );
@@ -73,7 +79,8 @@ function inFlight(ledger: Ledger, callers: number): (batch: readonly BusinessRec
   return async (batch) => {
     let next = 0;
     const caller = async () => {
-      while (next < batch.length) if (!(await ledger.acceptBusinessReceipt(batch[next++]!)).accepted) throw new Error('a fresh lineage was refused');
+      while (next < batch.length)
+        if (!(await ledger.acceptBusinessReceipt(batch[next++]!)).accepted) throw new Error('a fresh lineage was refused');
     };
     await Promise.all(Array.from({ length: callers }, caller));
   };
@@ -177,7 +184,18 @@ export async function benchLedger(): Promise<LedgerBenchResult[]> {
     let accepted: BusinessReceipt[] = [];
     let pass = 0;
     const again = (count: number) =>
-      accepted.slice(0, count).map((r) => createBusinessReceipt({ lineage: r.lineage, requestId: `again ${pass++}`, retryGeneration: 1, requirementReceiptIds: [], responseDigest: r.responseDigest }, deps));
+      accepted.slice(0, count).map((r) =>
+        createBusinessReceipt(
+          {
+            lineage: r.lineage,
+            requestId: `again ${pass++}`,
+            retryGeneration: 1,
+            requirementReceiptIds: [],
+            responseDigest: r.responseDigest,
+          },
+          deps,
+        ),
+      );
     const refusedRound = async (callers: number): Promise<Round> => {
       const ledger = await SqliteLedger.open(file());
       accepted = receipts(10_000);
@@ -190,7 +208,12 @@ export async function benchLedger(): Promise<LedgerBenchResult[]> {
       { name: `MemoryLedger, ${IN_FLIGHT} callers in flight`, count: 50_000, setup: () => memoryRound((l) => inFlight(l, IN_FLIGHT)) },
       { name: `${durable}, one caller at a time, fresh file`, count: 3_000, floor: 'single', setup: () => sqliteRound(file(), oneAtATime) },
       { name: `${durable}, 8 callers in flight, fresh file`, count: 20_000, setup: () => sqliteRound(file(), (l) => inFlight(l, 8)) },
-      { name: `${durable}, ${IN_FLIGHT} callers in flight, fresh file growing to 50k`, count: 50_000, floor: 'grouped', setup: () => sqliteRound(file(), (l) => inFlight(l, IN_FLIGHT)) },
+      {
+        name: `${durable}, ${IN_FLIGHT} callers in flight, fresh file growing to 50k`,
+        count: 50_000,
+        floor: 'grouped',
+        setup: () => sqliteRound(file(), (l) => inFlight(l, IN_FLIGHT)),
+      },
       {
         name: `${durable}, ${IN_FLIGHT} callers in flight, file already holding ${PREFILLED / 1000}k receipts`,
         count: 30_000,
@@ -213,13 +236,24 @@ export async function benchLedger(): Promise<LedgerBenchResult[]> {
             close: () => l.close(),
           })),
       },
-      { name: 'SqliteLedger, a second receipt for an accepted lineage (refused), one caller at a time', count: 10_000, setup: () => refusedRound(1), make: again },
-      { name: `SqliteLedger, a second receipt for an accepted lineage (refused), ${IN_FLIGHT} callers in flight`, count: 10_000, setup: () => refusedRound(IN_FLIGHT), make: again },
+      {
+        name: 'SqliteLedger, a second receipt for an accepted lineage (refused), one caller at a time',
+        count: 10_000,
+        setup: () => refusedRound(1),
+        make: again,
+      },
+      {
+        name: `SqliteLedger, a second receipt for an accepted lineage (refused), ${IN_FLIGHT} callers in flight`,
+        count: 10_000,
+        setup: () => refusedRound(IN_FLIGHT),
+        make: again,
+      },
     ];
 
     const figures = new Map<string, { perSecond: number[]; commits: number; floorRatios: number[] }>();
     const floors: Record<'grouped' | 'single', number[]> = { grouped: [], single: [] };
-    for (const name of [GROUPED_FLOOR, SINGLE_FLOOR, ...cases.map((c) => c.name)]) figures.set(name, { perSecond: [], commits: 0, floorRatios: [] });
+    for (const name of [GROUPED_FLOOR, SINGLE_FLOOR, ...cases.map((c) => c.name)])
+      figures.set(name, { perSecond: [], commits: 0, floorRatios: [] });
     for (let r = 0; r < ROUNDS; r++) {
       const grouped = await floorRound(file(), 50_000, IN_FLIGHT);
       const single = await floorRound(file(), 3_000, 1);
@@ -248,7 +282,14 @@ export async function benchLedger(): Promise<LedgerBenchResult[]> {
     walBytesPerReceipt = wal;
     const result = (name: string, count: number, perTransaction: number | null): LedgerBenchResult => {
       const f = figures.get(name)!;
-      return { name, receipts: count, perSecond: median(f.perSecond), rounds: f.perSecond, perTransaction, ...(f.floorRatios.length > 0 ? { floorRatios: f.floorRatios } : {}) };
+      return {
+        name,
+        receipts: count,
+        perSecond: median(f.perSecond),
+        rounds: f.perSecond,
+        perTransaction,
+        ...(f.floorRatios.length > 0 ? { floorRatios: f.floorRatios } : {}),
+      };
     };
     return [
       ...cases.map((c) => {
@@ -299,14 +340,17 @@ function refuseEach(ledger: Ledger, callers: number): (batch: readonly BusinessR
   return async (batch) => {
     let next = 0;
     const caller = async () => {
-      while (next < batch.length) if ((await ledger.acceptBusinessReceipt(batch[next++]!)).accepted) throw new Error('a second receipt for a lineage was accepted');
+      while (next < batch.length)
+        if ((await ledger.acceptBusinessReceipt(batch[next++]!)).accepted) throw new Error('a second receipt for a lineage was accepted');
     };
     await Promise.all(Array.from({ length: callers }, caller));
   };
 }
 
 export function printLedger(results: readonly LedgerBenchResult[]): void {
-  console.log(`\nledger: business receipts per second, counted when the promise resolved, ${ROUNDS} rounds, a fresh file per round; target ≥ 30k/s with ${IN_FLIGHT} in flight`);
+  console.log(
+    `\nledger: business receipts per second, counted when the promise resolved, ${ROUNDS} rounds, a fresh file per round; target ≥ 30k/s with ${IN_FLIGHT} in flight`,
+  );
   console.table(
     results.map((r) => {
       const s = spread(r.rounds);

@@ -48,13 +48,26 @@ export interface DurableBenchRow {
 function receipts(count: number): BusinessReceipt[] {
   const response = sha256Hex('response');
   return Array.from({ length: count }, () =>
-    createBusinessReceipt({ lineage: { session: 'bench', kind: 'nested', originalRequestDigest: sha256Hex(`original ${serial++} ${process.pid}`) }, requestId: serial, retryGeneration: 0, requirementReceiptIds: ['cr_bench'], responseDigest: response }, deps),
+    createBusinessReceipt(
+      {
+        lineage: { session: 'bench', kind: 'nested', originalRequestDigest: sha256Hex(`original ${serial++} ${process.pid}`) },
+        requestId: serial,
+        retryGeneration: 0,
+        requirementReceiptIds: ['cr_bench'],
+        responseDigest: response,
+      },
+      deps,
+    ),
   );
 }
 
 const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
-async function rounds(ledger: Ledger & { writeStats(): { commits: number } }, count: number, callers: number): Promise<{ perSecond: number; latencies: number[]; perTransaction: number }> {
+async function rounds(
+  ledger: Ledger & { writeStats(): { commits: number } },
+  count: number,
+  callers: number,
+): Promise<{ perSecond: number; latencies: number[]; perTransaction: number }> {
   const results: { perSecond: number; latencies: number[] }[] = [];
   const before = ledger.writeStats().commits;
   for (let round = 0; round < ROUNDS; round++) {
@@ -81,11 +94,19 @@ async function rounds(ledger: Ledger & { writeStats(): { commits: number } }, co
 
 async function processes(spec: string, schema: string, count: number): Promise<{ perSecond: number; latencies: number[] }> {
   const children = Array.from({ length: PROCESSES }, (_, i) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, spec, schema, String(count), String(IN_FLIGHT), `p${i}`], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, spec, schema, String(count), String(IN_FLIGHT), `p${i}`], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let out = '';
-    const ready = new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => ((out += c.toString()), out.startsWith('ready\n') && resolve())));
+    const ready = new Promise<void>((resolve) =>
+      child.stdout.on('data', (c: Buffer) => ((out += c.toString()), out.startsWith('ready\n') && resolve())),
+    );
     const done = new Promise<{ seconds: number; latencies: number[] }>((resolve, reject) =>
-      child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.slice('ready\n'.length)) as { seconds: number; latencies: number[] }) : reject(new Error(`writer exited ${code}`)))),
+      child.on('close', (code) =>
+        code === 0
+          ? resolve(JSON.parse(out.slice('ready\n'.length)) as { seconds: number; latencies: number[] })
+          : reject(new Error(`writer exited ${code}`)),
+      ),
     );
     return { child, ready, done };
   });
@@ -97,8 +118,21 @@ async function processes(spec: string, schema: string, count: number): Promise<{
   return { perSecond: (PROCESSES * count) / seconds, latencies: results.flatMap((r) => r.latencies).sort((a, b) => a - b) };
 }
 
-function row(store: string, name: string, receiptsPerRound: number, r: { perSecond: number; latencies: number[]; perTransaction?: number }): DurableBenchRow {
-  return { store, case: name, receipts: receiptsPerRound, perSecond: r.perSecond, p50Ms: quantile(r.latencies, 0.5), p99Ms: quantile(r.latencies, 0.99), perTransaction: r.perTransaction ?? null };
+function row(
+  store: string,
+  name: string,
+  receiptsPerRound: number,
+  r: { perSecond: number; latencies: number[]; perTransaction?: number },
+): DurableBenchRow {
+  return {
+    store,
+    case: name,
+    receipts: receiptsPerRound,
+    perSecond: r.perSecond,
+    p50Ms: quantile(r.latencies, 0.5),
+    p99Ms: quantile(r.latencies, 0.99),
+    perTransaction: r.perTransaction ?? null,
+  };
 }
 
 export async function benchDurable(postgresUrl: string): Promise<DurableBenchRow[]> {
@@ -118,7 +152,10 @@ export async function benchDurable(postgresUrl: string): Promise<DurableBenchRow
     const pgName = `PostgreSQL ${settings.serverVersion.split(' ')[0]} (synchronous_commit=${settings.synchronousCommit})`;
     const sqliteName = 'SQLite (WAL, synchronous=FULL)';
 
-    for (const [label, count, callers] of [['one caller at a time (baseline)', 2_000, 1], [`${IN_FLIGHT} callers in flight, one process`, 30_000, IN_FLIGHT]] as const) {
+    for (const [label, count, callers] of [
+      ['one caller at a time (baseline)', 2_000, 1],
+      [`${IN_FLIGHT} callers in flight, one process`, 30_000, IN_FLIGHT],
+    ] as const) {
       const pgLedger = await PostgresLedger.connect(postgresUrl, { schema: schema() });
       rows.push(row(pgName, label, count, await rounds(pgLedger, count, callers)));
       await pgLedger.close();
@@ -129,10 +166,19 @@ export async function benchDurable(postgresUrl: string): Promise<DurableBenchRow
 
     const shared = schema();
     await (await PostgresLedger.connect(postgresUrl, { schema: shared })).close();
-    rows.push(row(pgName, `${PROCESSES} processes × ${IN_FLIGHT} in flight, one database`, PROCESSES * 10_000, await processes(postgresUrl, shared, 10_000)));
+    rows.push(
+      row(
+        pgName,
+        `${PROCESSES} processes × ${IN_FLIGHT} in flight, one database`,
+        PROCESSES * 10_000,
+        await processes(postgresUrl, shared, 10_000),
+      ),
+    );
     const file = join(dir, `ledger-${files++}.sqlite`);
     await (await SqliteLedger.open(file)).close();
-    rows.push(row(sqliteName, `${PROCESSES} processes × ${IN_FLIGHT} in flight, one file`, PROCESSES * 10_000, await processes(file, '-', 10_000)));
+    rows.push(
+      row(sqliteName, `${PROCESSES} processes × ${IN_FLIGHT} in flight, one file`, PROCESSES * 10_000, await processes(file, '-', 10_000)),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     const pg = (await import('pg')).default;
@@ -146,10 +192,14 @@ export async function benchDurable(postgresUrl: string): Promise<DurableBenchRow
 
 export function printDurable(rows: readonly DurableBenchRow[] | null): void {
   if (rows === null) {
-    console.log(`\ndurable receipts, PostgreSQL vs SQLite: skipped (${POSTGRES_BENCH_ENV} is not set; run: scripts/with-postgres.sh npm run bench)`);
+    console.log(
+      `\ndurable receipts, PostgreSQL vs SQLite: skipped (${POSTGRES_BENCH_ENV} is not set; run: scripts/with-postgres.sh npm run bench)`,
+    );
     return;
   }
-  console.log('\ndurable business receipts per second, PostgreSQL and SQLite side by side (counted when the commit returned; target ≥ 10,000/s on PostgreSQL with 64 in flight)');
+  console.log(
+    '\ndurable business receipts per second, PostgreSQL and SQLite side by side (counted when the commit returned; target ≥ 10,000/s on PostgreSQL with 64 in flight)',
+  );
   const baseline = new Map(rows.filter((r) => r.case.startsWith('one caller')).map((r) => [r.store, r.perSecond]));
   console.table(
     rows.map((r) => ({

@@ -63,7 +63,13 @@ export interface ProxyBenchResult {
   /** proxy / pipe of pipelined messages per second, median over the rounds (1 = no loss). */
   readonly throughputRatio: number;
   /** Every round's ratios, to show the spread. */
-  readonly roundRatios: readonly { readonly cpu: number | null; readonly latency: number; readonly latencyMean: number; readonly latencyP99: number; readonly throughput: number }[];
+  readonly roundRatios: readonly {
+    readonly cpu: number | null;
+    readonly latency: number;
+    readonly latencyMean: number;
+    readonly latencyP99: number;
+    readonly throughput: number;
+  }[];
 }
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -107,12 +113,16 @@ function checkBuild(): void {
   if (!existsSync(cli)) throw new Error(`${cli} does not exist: run "npm run build" first`);
   const built = statSync(cli).mtimeMs;
   const newer = (dir: string): boolean =>
-    readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? newer(join(dir, e.name)) : e.name.endsWith('.ts') && statSync(join(dir, e.name)).mtimeMs > built));
-  if (newer(join(root, 'src'))) console.warn('proxy bench: src/ changed after the last build; the figures are for the built dist/ (run "npm run build")');
+    readdirSync(dir, { withFileTypes: true }).some((e) =>
+      e.isDirectory() ? newer(join(dir, e.name)) : e.name.endsWith('.ts') && statSync(join(dir, e.name)).mtimeMs > built,
+    );
+  if (newer(join(root, 'src')))
+    console.warn('proxy bench: src/ changed after the last build; the figures are for the built dist/ (run "npm run build")');
 }
 
 async function connect(name: SideName): Promise<Side> {
-  const args = name === 'pipe' ? [join(root, 'fixtures', 'servers', 'pipe.mjs'), ...server] : [cli, 'proxy', '--ledger', 'memory', '--', ...server];
+  const args =
+    name === 'pipe' ? [join(root, 'fixtures', 'servers', 'pipe.mjs'), ...server] : [cli, 'proxy', '--ledger', 'memory', '--', ...server];
   // The whole environment, as a host passes it: the SDK's default keeps only a few variables.
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   const transport = new StdioClientTransport({ command: process.execPath, args, cwd: root, env, stderr: 'inherit' });
@@ -249,7 +259,13 @@ export async function benchProxy(options: ProxyBenchOptions = {}): Promise<Proxy
     const roundRatios = runs.pipe.map((p, i) => {
       const c = runs.proxy[i]!;
       const cpu = c.cpuUs === null || p.cpuUs === null ? null : c.cpuUs / c.messages / (p.cpuUs / p.messages);
-      return { cpu, latency: c.p50Us / p.p50Us, latencyMean: c.meanUs / p.meanUs, latencyP99: c.p99Us / p.p99Us, throughput: c.roundTripsPerSecond / p.roundTripsPerSecond };
+      return {
+        cpu,
+        latency: c.p50Us / p.p50Us,
+        latencyMean: c.meanUs / p.meanUs,
+        latencyP99: c.p99Us / p.p99Us,
+        throughput: c.roundTripsPerSecond / p.roundTripsPerSecond,
+      };
     });
     const cpuRatios = roundRatios.map((r) => r.cpu);
     return {
@@ -287,7 +303,10 @@ export function printProxy(result: ProxyBenchResult): void {
   const r = result.roundRatios;
   const cpu = r.map((x) => x.cpu);
   console.table([
-    { figure: 'middle CPU per message (main figure)', 'ratio min / median / max': cpu.every((c): c is number => c !== null) ? formatSpread(spread(cpu)) : 'n/a' },
+    {
+      figure: 'middle CPU per message (main figure)',
+      'ratio min / median / max': cpu.every((c): c is number => c !== null) ? formatSpread(spread(cpu)) : 'n/a',
+    },
     { figure: 'latency p50 (sequential)', 'ratio min / median / max': formatSpread(spread(r.map((x) => x.latency))) },
     { figure: 'latency mean (sequential)', 'ratio min / median / max': formatSpread(spread(r.map((x) => x.latencyMean))) },
     { figure: 'latency p99 (sequential)', 'ratio min / median / max': formatSpread(spread(r.map((x) => x.latencyP99))) },

@@ -96,11 +96,14 @@ async function pair(wrap: Wrap | boolean, payloadBytes: number): Promise<Client>
   const client = new Client({ name: 'bench-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' as const }));
   const kind = wrap === true ? 'guard' : wrap === false ? 'none' : wrap;
-  await client.connect(kind === 'guard' ? guardTransport(clientSide, createGuard()) : kind === 'peek' ? new PeekingTransport(clientSide) : clientSide);
+  await client.connect(
+    kind === 'guard' ? guardTransport(clientSide, createGuard()) : kind === 'peek' ? new PeekingTransport(clientSide) : clientSide,
+  );
   return client;
 }
 
-export const SDK_TITLE = 'SDK round trips over a serialising transport: unguarded (baseline) vs guardTransport (candidate), 3 runs, target ≤ 1.02×';
+export const SDK_TITLE =
+  'SDK round trips over a serialising transport: unguarded (baseline) vs guardTransport (candidate), 3 runs, target ≤ 1.02×';
 
 export async function benchSdk(): Promise<PairResult[]> {
   const results: PairResult[] = [];
@@ -113,7 +116,14 @@ export async function benchSdk(): Promise<PairResult[]> {
     const guarded = await pair(true, bytes);
     const args = { name: 'echo', arguments: { q: 1 } };
     const calls = bytes > 100_000 ? 600 : 6000;
-    results.push(await compareAlternating(label, () => plain.callTool(args), () => guarded.callTool(args), { rounds: 3, callsPerRound: calls, block: bytes > 100_000 ? 20 : 200, warmup: calls / 10 }));
+    results.push(
+      await compareAlternating(
+        label,
+        () => plain.callTool(args),
+        () => guarded.callTool(args),
+        { rounds: 3, callsPerRound: calls, block: bytes > 100_000 ? 20 : 200, warmup: calls / 10 },
+      ),
+    );
     await plain.close();
     await guarded.close();
   }
@@ -121,8 +131,22 @@ export async function benchSdk(): Promise<PairResult[]> {
   // apart), and a decorator that only looks at each message.
   const args = { name: 'echo', arguments: { q: 1 } };
   const [a, b, peek] = [await pair('none', 1024), await pair('none', 1024), await pair('peek', 1024)];
-  results.push(await compareAlternating('reference: unguarded vs unguarded (A/A), 1 KB', () => a.callTool(args), () => b.callTool(args), { rounds: 3, callsPerRound: 6000, block: 200, warmup: 600 }));
-  results.push(await compareAlternating('reference: a decorator reading one property per message, 1 KB', () => a.callTool(args), () => peek.callTool(args), { rounds: 3, callsPerRound: 6000, block: 200, warmup: 600 }));
+  results.push(
+    await compareAlternating(
+      'reference: unguarded vs unguarded (A/A), 1 KB',
+      () => a.callTool(args),
+      () => b.callTool(args),
+      { rounds: 3, callsPerRound: 6000, block: 200, warmup: 600 },
+    ),
+  );
+  results.push(
+    await compareAlternating(
+      'reference: a decorator reading one property per message, 1 KB',
+      () => a.callTool(args),
+      () => peek.callTool(args),
+      { rounds: 3, callsPerRound: 6000, block: 200, warmup: 600 },
+    ),
+  );
   for (const c of [a, b, peek]) await c.close();
   return results;
 }
@@ -133,12 +157,34 @@ export const GUARD_PAIR_TITLE =
 /** The guard's own cost per plain request/result pair, against the least any tracking of requests in flight costs. */
 export async function benchGuardPairs(): Promise<PairResult[]> {
   const guard = createGuard();
-  guard.outbound({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {}, url: {} } }, clientInfo: { name: 'h', version: '1' } } });
-  guard.inbound({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+  guard.outbound({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: { elicitation: { form: {}, url: {} } },
+      clientInfo: { name: 'h', version: '1' },
+    },
+  });
+  guard.inbound({
+    jsonrpc: '2.0',
+    id: 0,
+    result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+  });
   guard.outbound({ jsonrpc: '2.0', method: 'notifications/initialized' });
   // Fresh objects per pair, as a transport delivers them, from a pool large enough not to stay in one cache line.
-  const requests = Array.from({ length: 4096 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'echo', arguments: { n: i } } }));
-  const results = Array.from({ length: 4096 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, result: { content: [{ type: 'text', text: `echo ${i}` }] } }));
+  const requests = Array.from({ length: 4096 }, (_, i) => ({
+    jsonrpc: '2.0',
+    id: i + 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { n: i } },
+  }));
+  const results = Array.from({ length: 4096 }, (_, i) => ({
+    jsonrpc: '2.0',
+    id: i + 1,
+    result: { content: [{ type: 'text', text: `echo ${i}` }] },
+  }));
   // The floor done as well as it can be: a table that never empties (V8 reallocates an emptied one).
   const inFlight = new Map<number | string, unknown>([['never-removed', null]]);
   let i = 0;

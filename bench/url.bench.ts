@@ -111,7 +111,28 @@ function shuffled<T>(items: readonly T[]): T[] {
  * seed: a policy's own list of protected sites, none of them in the built-in list.
  */
 export function syntheticProtectedDomains(count: number): string[] {
-  const syllables = ['ka', 'lo', 'mi', 'ner', 'tor', 'va', 'zen', 'qui', 'bra', 'dex', 'flo', 'gra', 'hy', 'jun', 'pli', 'rus', 'sol', 'tri', 'ul', 'wex'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ner',
+    'tor',
+    'va',
+    'zen',
+    'qui',
+    'bra',
+    'dex',
+    'flo',
+    'gra',
+    'hy',
+    'jun',
+    'pli',
+    'rus',
+    'sol',
+    'tri',
+    'ul',
+    'wex',
+  ];
   const tlds = ['com', 'net', 'io', 'co.uk', 'de', 'app', 'bank'];
   const out = new Set<string>();
   let seed = 0x9e3779b1;
@@ -138,7 +159,13 @@ function chunksOf(urls: readonly string[]): string[][] {
   return chunks;
 }
 
-async function benchOne(chunks: readonly string[][], inputs: number, policy: Policy, policyDomains: number, options: { rounds?: number; timeMs?: number }): Promise<BenchResult> {
+async function benchOne(
+  chunks: readonly string[][],
+  inputs: number,
+  policy: Policy,
+  policyDomains: number,
+  options: { rounds?: number; timeMs?: number },
+): Promise<BenchResult> {
   // Sinks keep the work observable so no engine can skip it.
   let sink = 0;
   let baselineAt = 0;
@@ -228,12 +255,20 @@ if (isMainModule(import.meta.url) && urlBenchUnavailable() !== null) {
   console.log(urlBenchUnavailable());
 } else if (isMainModule(import.meta.url)) {
   const rows = await benchUrlRows();
-  printPairs(`URL engine over ${rows[0]!.inputs} URLs (${rows[0]!.files.join(', ')}, varied tails); baseline new URL() + tldts.parse(private suffixes); µs per URL, median of rounds`, rows);
-  for (const r of rows) console.log(`${r.policyDomains} policy domains: ratio ${r.ratio.toFixed(2)}× (target ≤ ${r.target}×): ${r.withinTarget ? 'within target' : 'OVER TARGET'}; ${Math.round(1e6 / r.candidateUs).toLocaleString('en-US')} URLs/s`);
+  printPairs(
+    `URL engine over ${rows[0]!.inputs} URLs (${rows[0]!.files.join(', ')}, varied tails); baseline new URL() + tldts.parse(private suffixes); µs per URL, median of rounds`,
+    rows,
+  );
+  for (const r of rows)
+    console.log(
+      `${r.policyDomains} policy domains: ratio ${r.ratio.toFixed(2)}× (target ≤ ${r.target}×): ${r.withinTarget ? 'within target' : 'OVER TARGET'}; ${Math.round(1e6 / r.candidateUs).toLocaleString('en-US')} URLs/s`,
+    );
   const urls = loadBenchUrls();
   for (const size of POLICY_SIZES) {
     const policy = parsePolicy({ url: { protectedDomains: syntheticProtectedDomains(size) } }).base;
     const cpu = cpuRatio(urls, policy);
-    console.log(`${size} policy domains, CPU time: baseline ${cpu.baselineUs.toFixed(2)} µs, analyzeUrl ${cpu.candidateUs.toFixed(2)} µs per URL: ratio ${cpu.ratio.toFixed(2)}×`);
+    console.log(
+      `${size} policy domains, CPU time: baseline ${cpu.baselineUs.toFixed(2)} µs, analyzeUrl ${cpu.candidateUs.toFixed(2)} µs per URL: ratio ${cpu.ratio.toFixed(2)}×`,
+    );
   }
 }

@@ -26,7 +26,13 @@ for (const [dir, target] of TYPE_ONLY) {
     for (const statement of source.matchAll(/^(?:import|export)\b[^;]*?from\s+['"][^'"]+['"]/gms)) {
       const text = statement[0];
       if (!target.test(text)) continue;
-      const typeOnly = /^(?:import|export)\s+type\b/.test(text) || /^import\s*\{([^}]*)\}/s.test(text) && text.match(/^import\s*\{([^}]*)\}/s)[1].split(',').every((s) => s.trim() === '' || s.trim().startsWith('type '));
+      const typeOnly =
+        /^(?:import|export)\s+type\b/.test(text) ||
+        (/^import\s*\{([^}]*)\}/s.test(text) &&
+          text
+            .match(/^import\s*\{([^}]*)\}/s)[1]
+            .split(',')
+            .every((s) => s.trim() === '' || s.trim().startsWith('type ')));
       if (!typeOnly) problems.push(`${relative(process.cwd(), file)}: "${text.replace(/\s+/g, ' ')}" must be an import type`);
     }
   }

@@ -63,7 +63,8 @@ async function run(url, scenario) {
       case 'elicitation-sep1034-client-defaults': {
         await client.listTools();
         const result = await client.callTool({ name: 'test_client_elicitation_defaults', arguments: {} });
-        if (result.isError === true) throw new Error(`test_client_elicitation_defaults returned an error: ${JSON.stringify(result.content)}`);
+        if (result.isError === true)
+          throw new Error(`test_client_elicitation_defaults returned an error: ${JSON.stringify(result.content)}`);
         // The pass must come through the guard and the handler, not around them.
         if (log.forms !== 1) throw new Error(`expected the form to reach the ConsentUi once, it reached it ${log.forms} times`);
         if (!events.includes('elicitation.forwarded')) throw new Error('the guard did not forward the form elicitation');

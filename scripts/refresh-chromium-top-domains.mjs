@@ -52,7 +52,8 @@ export function parseDomainsList(text) {
 const from = argument('--from');
 const text = from !== undefined ? readFileSync(from, 'utf8') : await download();
 const { top, rest } = parseDomainsList(text);
-if (top.length < 100 || rest.length < 1000) throw new Error(`domains.list looks truncated (${top.length} top, ${rest.length} other domains)`);
+if (top.length < 100 || rest.length < 1000)
+  throw new Error(`domains.list looks truncated (${top.length} top, ${rest.length} other domains)`);
 const revision = argument('--revision') ?? (from !== undefined ? 'unknown' : 'main');
 // The license travels with the data into dist/ (the JSON is what the package ships).
 const licenseText = readFileSync(join(DATA, 'LICENSE.chromium'), 'utf8');

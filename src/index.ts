@@ -44,11 +44,35 @@ export {
 export type { FlowView, OpenTicket } from './core/flows.js';
 export { acceptOriginalOperation } from './flow/lineage.js';
 export { MemoryLedger, SqliteLedger, type Ledger } from './ledger/index.js';
-export { PostgresLedger, openLedger, parseLedgerSpec, type PostgresLedgerOptions, type OpenLedgerOptions, type LedgerLocation } from './ledger/index.js';
-export { FLOW_STATES, type FlowState, type FlowTrigger, type NavigationRecord, type ConsentReceipt, type BusinessReceipt } from './flow/index.js';
+export {
+  PostgresLedger,
+  openLedger,
+  parseLedgerSpec,
+  type PostgresLedgerOptions,
+  type OpenLedgerOptions,
+  type LedgerLocation,
+} from './ledger/index.js';
+export {
+  FLOW_STATES,
+  type FlowState,
+  type FlowTrigger,
+  type NavigationRecord,
+  type ConsentReceipt,
+  type BusinessReceipt,
+} from './flow/index.js';
 
 // policy
-export { parsePolicy, loadPolicy, defaultPolicy, policyJsonSchema, examplePolicy, type Policy, type PolicyDocument, type PolicyInput, type Profile } from './policy/index.js';
+export {
+  parsePolicy,
+  loadPolicy,
+  defaultPolicy,
+  policyJsonSchema,
+  examplePolicy,
+  type Policy,
+  type PolicyDocument,
+  type PolicyInput,
+  type Profile,
+} from './policy/index.js';
 
 // checkers
 export { auditForm, checkContent, schemaDigest } from './form/index.js';
@@ -62,5 +86,17 @@ export { declaredModes, type Modes } from './negotiation/index.js';
 export { createAuditLog, redact, type AuditLog, type AuditRecord } from './audit/index.js';
 
 // wire facts and errors
-export { GuardError, GuardCode, WIRE_ANSWERS, Method, RpcCode, GuardMetaKey, requestDigest, verdictOf, type Finding, type Severity, type Verdict } from './protocol/index.js';
+export {
+  GuardError,
+  GuardCode,
+  WIRE_ANSWERS,
+  Method,
+  RpcCode,
+  GuardMetaKey,
+  requestDigest,
+  verdictOf,
+  type Finding,
+  type Severity,
+  type Verdict,
+} from './protocol/index.js';
 export type { ExceptionKind, ExceptionUse } from './protocol/verdict.js';

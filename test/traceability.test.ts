@@ -94,7 +94,8 @@ function titleAt(src: string, at: number): (Call & { readonly end: number }) | n
   if (quote !== '"' && quote !== "'" && quote !== '`') return null;
   const end = skipString(src, i);
   const raw = src.slice(i + 1, end - 1);
-  const title = quote === '`' ? raw : (JSON.parse(quote === '"' ? `"${raw}"` : `"${raw.replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string);
+  const title =
+    quote === '`' ? raw : (JSON.parse(quote === '"' ? `"${raw}"` : `"${raw.replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string);
   return { title, templated: quote === '`' && raw.includes('${'), end };
 }
 
@@ -175,7 +176,9 @@ interface Row {
 }
 
 const requirements = JSON.parse(readFileSync(join(ROOT, 'fixtures/requirements.json'), 'utf8')) as { readonly rows: readonly Row[] };
-const declared = testFiles(join(ROOT, 'test')).flatMap((file) => testIdsOf(readFileSync(file, 'utf8'), relative(ROOT, file).split('\\').join('/')));
+const declared = testFiles(join(ROOT, 'test')).flatMap((file) =>
+  testIdsOf(readFileSync(file, 'utf8'), relative(ROOT, file).split('\\').join('/')),
+);
 const exact = new Set(declared.filter((d) => !d.templated).map((d) => d.title));
 const patterns = declared.filter((d) => d.templated).map((d) => patternOf(d.title));
 const exists = (id: string): boolean => exact.has(id) || patterns.some((p) => p.test(id));
@@ -210,12 +213,12 @@ describe('reading test ids from source', () => {
     "describe('outer (with parens)', () => {",
     "  const re = /\\(/; // it('not a test')",
     "  it('first', () => expect(')').toBe(')'));",
-    "  describe(\"inner\", () => {",
+    '  describe("inner", () => {',
     "    it.each([1, 2])('row %s', (n) => {});",
     "    test.concurrent(`in ${'a'}`, () => {});",
-    "  });",
+    '  });',
     "  it('second, after the inner block', () => {});",
-    "});",
+    '});',
     "it('top level', () => {});",
   ].join('\n');
   const ids = testIdsOf(source, 'x.test.ts');

@@ -52,7 +52,12 @@ function scriptedServer(seed: number) {
     const n = Number(request.params.arguments?.['n']);
     if (request.params.name === 'connect') {
       const elicitationId = `nested-${n}`;
-      const result = await server.elicitInput({ mode: 'url', message: `Connect account #${n}`, url: urlFor('connect', n, seed), elicitationId });
+      const result = await server.elicitInput({
+        mode: 'url',
+        message: `Connect account #${n}`,
+        url: urlFor('connect', n, seed),
+        elicitationId,
+      });
       // Half the accepted flows are reported done by the server, as a real one might.
       if (result.action === 'accept' && n % 2 === 0) await server.createElicitationCompletionNotifier(elicitationId)();
       return { content: [{ type: 'text' as const, text: result.action }] };
@@ -62,7 +67,12 @@ function scriptedServer(seed: number) {
     if (calls === 1) {
       const entries = 1 + (n % 3);
       throw new UrlElicitationRequiredError(
-        Array.from({ length: entries }, (_, j) => ({ mode: 'url' as const, message: `Confirm payment #${n}.${j}`, url: urlFor('pay', n * 10 + j, seed), elicitationId: `required-${n}-${j}` })),
+        Array.from({ length: entries }, (_, j) => ({
+          mode: 'url' as const,
+          message: `Confirm payment #${n}.${j}`,
+          url: urlFor('pay', n * 10 + j, seed),
+          elicitationId: `required-${n}-${j}`,
+        })),
       );
     }
     return { content: [{ type: 'text' as const, text: `paid #${n}` }] };
@@ -111,7 +121,11 @@ export async function consentLine(seed = 20251125): Promise<GateLine> {
   const calls: OpenerCall[] = [];
   const opener = (url: string): void => {
     const flows = guard.pendingFlows().filter((f) => f.url === url && f.state === 'NAVIGATION_ACCEPTED');
-    calls.push({ url, at: sequence.tick(), flows: flows.map((f) => ({ navigationId: f.navigationId, consentReceiptId: f.consentReceiptId })) });
+    calls.push({
+      url,
+      at: sequence.tick(),
+      flows: flows.map((f) => ({ navigationId: f.navigationId, consentReceiptId: f.consentReceiptId })),
+    });
   };
   const errors: unknown[] = [];
   const options = { opener, ledger, onError: (e: unknown) => errors.push(e) };
@@ -126,10 +140,14 @@ export async function consentLine(seed = 20251125): Promise<GateLine> {
   let presented = 0;
   const nested: (() => Promise<void>)[] = [];
   const required: (() => Promise<void>)[] = [];
-  for (let n = 0; n < NESTED; n++) nested.push(async () => void (await client.callTool({ name: 'connect', arguments: { n } }).catch(() => undefined)));
+  for (let n = 0; n < NESTED; n++)
+    nested.push(async () => void (await client.callTool({ name: 'connect', arguments: { n } }).catch(() => undefined)));
   for (let n = 0; n < REQUIREMENTS; n++) {
     required.push(async () => {
-      const error = await client.callTool({ name: 'pay', arguments: { n } }).then(() => null, (e: unknown) => e);
+      const error = await client.callTool({ name: 'pay', arguments: { n } }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       if (!(error instanceof UrlElicitationRequiredError)) return;
       presented += error.elicitations.length;
       const outcome = await presentUrlElicitationRequired(guard, ui, error, options);
@@ -144,7 +162,8 @@ export async function consentLine(seed = 20251125): Promise<GateLine> {
   }
   // The two lineages interleaved, so nested and -32042 flows are in progress at the same time.
   const tasks: (() => Promise<void>)[] = [];
-  for (let i = 0; i < Math.max(nested.length, required.length); i++) tasks.push(...nested.slice(3 * i, 3 * i + 3), ...required.slice(i, i + 1));
+  for (let i = 0; i < Math.max(nested.length, required.length); i++)
+    tasks.push(...nested.slice(3 * i, 3 * i + 3), ...required.slice(i, i + 1));
   await pool(tasks, CONCURRENCY);
   await guard.flush();
   await client.close();
@@ -154,7 +173,16 @@ export async function consentLine(seed = 20251125): Promise<GateLine> {
   const problems: string[] = [];
   for (const call of calls) {
     const [flow, ...others] = call.flows;
-    const receipt = flow === undefined ? undefined : consents.find((w) => w.row.navigationId === flow.navigationId && w.row.decision === 'accept' && w.row.id === flow.consentReceiptId && w.storedAt < call.at);
+    const receipt =
+      flow === undefined
+        ? undefined
+        : consents.find(
+            (w) =>
+              w.row.navigationId === flow.navigationId &&
+              w.row.decision === 'accept' &&
+              w.row.id === flow.consentReceiptId &&
+              w.storedAt < call.at,
+          );
     if (flow !== undefined && others.length === 0 && receipt !== undefined) withReceipt++;
     else problems.push(`opened without a prior accept receipt: ${call.url}`);
   }

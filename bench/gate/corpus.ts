@@ -29,7 +29,9 @@ async function runEval(argv: readonly string[]): Promise<EvalSummary> {
 export async function maliciousLine(): Promise<GateLine> {
   const summary = await runEval(['--urls', MALICIOUS]);
   const { rows, blocked } = summary.labelled.malicious;
-  const missed = summary.labelled.categories.flatMap((c) => c.missed.map((m) => `missed [${c.category}] ${m.file}:${m.line} → ${m.verdict}`));
+  const missed = summary.labelled.categories.flatMap((c) =>
+    c.missed.map((m) => `missed [${c.category}] ${m.file}:${m.line} → ${m.verdict}`),
+  );
   return {
     name: 'malicious-URL corpus blocked',
     measured: `${blocked}/${rows} = ${percent(blocked, rows)}`,
@@ -55,7 +57,14 @@ function observedIdnSites(): string[] {
 export async function falseRejectionLine(): Promise<GateLine> {
   if (!corporaAvailable()) {
     // Not measured is not passed: the line says so, and fails under CI=true where the corpora exist.
-    return { name: 'legitimate domains falsely rejected', measured: 'not measured', threshold: '< 0.1 %', pass: !CORPORA_REQUIRED, skipped: true, notes: [corporaMissingLine('this line')] };
+    return {
+      name: 'legitimate domains falsely rejected',
+      measured: 'not measured',
+      threshold: '< 0.1 %',
+      pass: !CORPORA_REQUIRED,
+      skipped: true,
+      notes: [corporaMissingLine('this line')],
+    };
   }
   // eval reads host lists from files; the filtered IDN list lives only for this run, outside the repo.
   const scratch = mkdtempSync(join(tmpdir(), 'meg-gate-idn-'));
@@ -72,7 +81,17 @@ export async function falseRejectionLine(): Promise<GateLine> {
       measured: `${blocked}/${hosts} = ${percent(blocked, hosts, 3)}`,
       threshold: '< 0.1 %',
       pass: hosts > 0 && summary.legitFiles.every((f) => f.hosts > 0) && blocked / hosts < MAX_FALSE_REJECTION,
-      notes: summary.legitFiles.map((f, i) => `${names[i]}: ${f.hosts} hosts, ${f.blocked} blocked, ${f.warned} warned${f.blockedHosts.length > 0 ? ` (${f.blockedHosts.slice(0, 5).map((b) => `${b.host}: ${b.codes.join(',')}`).join('; ')})` : ''}`),
+      notes: summary.legitFiles.map(
+        (f, i) =>
+          `${names[i]}: ${f.hosts} hosts, ${f.blocked} blocked, ${f.warned} warned${
+            f.blockedHosts.length > 0
+              ? ` (${f.blockedHosts
+                  .slice(0, 5)
+                  .map((b) => `${b.host}: ${b.codes.join(',')}`)
+                  .join('; ')})`
+              : ''
+          }`,
+      ),
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -26,7 +26,17 @@ export async function expiryLine(seed = 11): Promise<GateLine> {
     const id = `required-${i}`;
     ids.push(id);
     expectAction(guard.outbound(callTool(300_000 + i, i)), 'forward', `tools/call ${i}`);
-    const error = { jsonrpc: '2.0', id: 300_000 + i, error: { code: -32042, message: 'URL elicitation required', data: { elicitations: [{ mode: 'url', elicitationId: id, url: `https://pay.example.com/checkout/${i}`, message: `Confirm payment ${i}` }] } } };
+    const error = {
+      jsonrpc: '2.0',
+      id: 300_000 + i,
+      error: {
+        code: -32042,
+        message: 'URL elicitation required',
+        data: {
+          elicitations: [{ mode: 'url', elicitationId: id, url: `https://pay.example.com/checkout/${i}`, message: `Confirm payment ${i}` }],
+        },
+      },
+    };
     expectAction(guard.inbound(error), 'forward', `-32042 for ${i}`);
     await consentAndOpen(sim, id);
     sim.now += 1000;
@@ -63,6 +73,9 @@ export async function expiryLine(seed = 11): Promise<GateLine> {
     measured: `${recovered}/${expired.length} = ${percent(recovered, expired.length)}`,
     threshold: '= 100 %',
     pass: expired.length === ids.length && recovered === expired.length,
-    notes: [`${ids.length} opened flows (${STANDALONE} standalone, ${REQUIRED} -32042), ${expired.length} listed EXPIRED after the TTL; retryFlow + confirmFlow, ledger state checked, -32042 retries let through`, ...problems.slice(0, 10)],
+    notes: [
+      `${ids.length} opened flows (${STANDALONE} standalone, ${REQUIRED} -32042), ${expired.length} listed EXPIRED after the TTL; retryFlow + confirmFlow, ledger state checked, -32042 retries let through`,
+      ...problems.slice(0, 10),
+    ],
   };
 }

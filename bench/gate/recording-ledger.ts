@@ -7,7 +7,17 @@ export type LedgerWrite =
   | { readonly kind: 'navigation'; readonly row: NavigationRecord; readonly storedAt: number }
   | { readonly kind: 'consent'; readonly row: ConsentReceipt; readonly storedAt: number }
   | { readonly kind: 'business'; readonly row: BusinessReceipt; readonly storedAt: number }
-  | { readonly kind: 'transition'; readonly row: { readonly id: string; readonly from: FlowState; readonly to: FlowState; readonly trigger: FlowTrigger; readonly at: number }; readonly storedAt: number };
+  | {
+      readonly kind: 'transition';
+      readonly row: {
+        readonly id: string;
+        readonly from: FlowState;
+        readonly to: FlowState;
+        readonly trigger: FlowTrigger;
+        readonly at: number;
+      };
+      readonly storedAt: number;
+    };
 
 /** A monotonic counter shared by the ledger recorder and whoever wants to order events against it. */
 export class Sequence {

@@ -26,7 +26,13 @@ export function simulatedGuard(seed: number, start = 1_800_000_000_000): Simulat
     now: start,
     guard: undefined as unknown as Guard,
   };
-  (sim as { guard: Guard }).guard = createGuard({ clock: () => sim.now, random: seededBytes(seed), ledger, subject: 'gate-user', onEvent: (e) => events.push(e) });
+  (sim as { guard: Guard }).guard = createGuard({
+    clock: () => sim.now,
+    random: seededBytes(seed),
+    ledger,
+    subject: 'gate-user',
+    onEvent: (e) => events.push(e),
+  });
   handshake(sim.guard, { url: {} });
   return sim;
 }

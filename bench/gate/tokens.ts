@@ -15,7 +15,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitRequestSchema, UrlElicitationRequiredError, type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  UrlElicitationRequiredError,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/sdk/types.js';
 import { startExample, type RunningExample } from '../../examples/oauth-server/app.js';
 import { createElicitationHandler, presentUrlElicitationRequired } from '../../src/adapters/sdk/handler.js';
 import type { ConsentUi } from '../../src/adapters/sdk/consent-ui.js';
@@ -95,7 +100,11 @@ async function capturingOutput<T>(sink: string[], run: () => Promise<T>): Promis
 }
 
 async function signIn(example: RunningExample, browser: TestBrowser, user: string): Promise<void> {
-  const response = await fetch(`${example.url}/login`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ username: user, password: USERS[user]!.password, returnTo: '/' }) });
+  const response = await fetch(`${example.url}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    body: new URLSearchParams({ username: user, password: USERS[user]!.password, returnTo: '/' }),
+  });
   await response.arrayBuffer();
   if (response.status !== 303) throw new Error(`login of ${user} answered ${response.status}`);
   const [pair = ''] = (response.headers.get('set-cookie') ?? '').split(';');
@@ -126,7 +135,15 @@ async function connectAs(user: string, example: RunningExample, collected: Colle
   const recorded = recordingLedger(ledger, sequence);
   const guardLog = createAuditLog(join(dir, 'logs', 'guard-audit.jsonl'));
   // The example runs on http://127.0.0.1, which only the development profile lets through.
-  const guard = createGuard({ policy: { profile: 'development' }, ledger: recorded.ledger, subject: user, onEvent: (e) => { collected.guardEvents.push(e); guardLog.write(e); } });
+  const guard = createGuard({
+    policy: { profile: 'development' },
+    ledger: recorded.ledger,
+    subject: user,
+    onEvent: (e) => {
+      collected.guardEvents.push(e);
+      guardLog.write(e);
+    },
+  });
   const browser = new TestBrowser();
   await signIn(example, browser, user);
   const ui: ConsentUi = { reviewUrl: async () => 'accept', reviewForm: async () => ({ action: 'cancel' }) };
@@ -136,10 +153,15 @@ async function connectAs(user: string, example: RunningExample, collected: Colle
   };
   const client = new Client({ name: 'gate-guarded-host', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
   client.setRequestHandler(ElicitRequestSchema, createElicitationHandler(guard, ui, { opener, ledger: recorded.ledger }));
-  const http = new StreamableHTTPClientTransport(new URL(`${example.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${USERS[user]!.token}` } } });
+  const http = new StreamableHTTPClientTransport(new URL(`${example.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${USERS[user]!.token}` } },
+  });
   await client.connect(new RecordingTransport(guardTransport(new RecordingTransport(http, collected.fromServer), guard), collected.toHost));
   try {
-    const error = await client.callTool({ name: 'connect_provider', arguments: {} }).then(() => null, (e: unknown) => e);
+    const error = await client.callTool({ name: 'connect_provider', arguments: {} }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     if (!(error instanceof UrlElicitationRequiredError)) throw new Error(`expected -32042 for ${user}, got ${String(error)}`);
     const outcome = await presentUrlElicitationRequired(guard, ui, error, { opener, ledger: recorded.ledger, openGraceMs: 10_000 });
     if (outcome !== 'accepted') throw new Error(`presenting the requirement for ${user} came to ${outcome}`);
@@ -177,14 +199,29 @@ export async function tokensLine(): Promise<GateLine> {
         verifyLogin: (username: string, password: string) => (USERS[username]?.password === password ? username : null),
         sessionSecret: randomBytes(32),
         allowInsecureRequests: true,
-        audit: { write: (event: ConnectEvent) => { collected.connectEvents.push(event); connectLog.write(event); } },
+        audit: {
+          write: (event: ConnectEvent) => {
+            collected.connectEvents.push(event);
+            connectLog.write(event);
+          },
+        },
       };
       // The provider needs the callback URL before the example knows its port: reserve one first.
       const probe = await startExample({ ...config, port: 0, provider: { issuer: 'http://127.0.0.1:1', clientId: 'x', scope: 'openid' } });
       const port = Number(new URL(probe.url).port);
       await probe.close();
-      provider = await startTestProvider({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUris: [`http://127.0.0.1:${port}/oauth/callback`], accountId: 'provider-octocat', resourceScope: 'repo' });
-      example = await startExample({ ...config, port, provider: { name: PROVIDER, issuer: provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scope: 'openid' } });
+      provider = await startTestProvider({
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        redirectUris: [`http://127.0.0.1:${port}/oauth/callback`],
+        accountId: 'provider-octocat',
+        resourceScope: 'repo',
+      });
+      example = await startExample({
+        ...config,
+        port,
+        provider: { name: PROVIDER, issuer: provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scope: 'openid' },
+      });
       for (const user of Object.keys(USERS)) await connectAs(user, example, collected, dir, ledger);
     });
   } finally {
@@ -204,14 +241,22 @@ export async function tokensLine(): Promise<GateLine> {
       'audit log files': ['guard-audit.jsonl', 'connect-audit.jsonl'].map((f) => readFileSync(join(dir, 'logs', f), 'utf8')).join('\n'),
       events: JSON.stringify([collected.guardEvents, collected.connectEvents]),
       'ledger rows': JSON.stringify(collected.results.filter(Array.isArray)),
-      'MCP messages to the client': JSON.stringify([collected.fromServer, collected.toHost, collected.results.filter((r) => !Array.isArray(r))]),
+      'MCP messages to the client': JSON.stringify([
+        collected.fromServer,
+        collected.toHost,
+        collected.results.filter((r) => !Array.isArray(r)),
+      ]),
       'stdout/stderr and pages': collected.output.join('\n'),
     };
     // A token cut short or re-wrapped still leaks: its tail is counted too.
     const needles = tokens.flatMap((t) => [t, t.slice(-24)]);
-    const found = Object.entries(sources).map(([name, text]) => [name, needles.reduce((n, needle) => n + occurrences(text, needle), 0)] as const);
+    const found = Object.entries(sources).map(
+      ([name, text]) => [name, needles.reduce((n, needle) => n + occurrences(text, needle), 0)] as const,
+    );
     const total = found.reduce((n, [, count]) => n + count, 0);
-    const sizes = Object.entries(sources).map(([name, text]) => `${name} ${text.length} chars`).join(', ');
+    const sizes = Object.entries(sources)
+      .map(([name, text]) => `${name} ${text.length} chars`)
+      .join(', ');
     const expected = Object.keys(USERS).length * 2;
     return {
       name: 'third-party tokens outside the vault',

@@ -29,12 +29,17 @@ async function runEval(files: readonly string[]): Promise<EvalSummary> {
 export async function urlSetLine(set: (typeof URL_SETS)[number]): Promise<GateLine> {
   const summary = await runEval(set.files);
   const { malicious, legitimate } = summary.labelled;
-  const missed = summary.labelled.categories.flatMap((c) => c.missed.map((m) => `missed [${c.category}] ${m.file}:${m.line} expected ${m.expected} → ${m.verdict}`));
+  const missed = summary.labelled.categories.flatMap((c) =>
+    c.missed.map((m) => `missed [${c.category}] ${m.file}:${m.line} expected ${m.expected} → ${m.verdict}`),
+  );
   return {
     name: `URL set ${set.name}: malicious blocked, legitimate rejected`,
     measured: `${malicious.blocked}/${malicious.rows} = ${percent(malicious.blocked, malicious.rows)}; ${legitimate.blocked}/${legitimate.rows} = ${percent(legitimate.blocked, legitimate.rows)}`,
     threshold: '= 100 %; 0',
     pass: malicious.rows > 0 && malicious.blocked === malicious.rows && legitimate.blocked === 0,
-    notes: [`${set.files.join(', ')}: ${summary.labelled.rows} rows, ${summary.labelled.categories.length} categories, ${summary.misses} missed expectations (warn rows included)`, ...missed.slice(0, 10)],
+    notes: [
+      `${set.files.join(', ')}: ${summary.labelled.rows} rows, ${summary.labelled.categories.length} categories, ${summary.misses} missed expectations (warn rows included)`,
+      ...missed.slice(0, 10),
+    ],
   };
 }

@@ -80,8 +80,17 @@ export async function startExample(config: ExampleConfig): Promise<RunningExampl
         if (secret === null) {
           const id = sessionId();
           if (id === undefined) throw new Error('this tool needs a Streamable HTTP session');
-          const params = await connect.issueUrlElicitation({ subject, session: id, purpose: `Connect your ${connect.providerName} account so this server can act for you.` });
-          completions.register({ elicitationId: params.elicitationId, sessionId: id, subject, notify: server.server.createElicitationCompletionNotifier(params.elicitationId) });
+          const params = await connect.issueUrlElicitation({
+            subject,
+            session: id,
+            purpose: `Connect your ${connect.providerName} account so this server can act for you.`,
+          });
+          completions.register({
+            elicitationId: params.elicitationId,
+            sessionId: id,
+            subject,
+            notify: server.server.createElicitationCompletionNotifier(params.elicitationId),
+          });
           throw urlElicitationRequired([params], { allowHttpLoopback: insecure });
         }
         // The token is used here, server-side, and never returned to the client.
@@ -94,7 +103,10 @@ export async function startExample(config: ExampleConfig): Promise<RunningExampl
 
   async function providerAccount(accessToken: string): Promise<string> {
     const issuer = new URL(config.provider.issuer);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { [oauth.allowInsecureRequests]: insecure }));
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { [oauth.allowInsecureRequests]: insecure }),
+    );
     const client = { client_id: config.provider.clientId };
     const response = await oauth.userInfoRequest(as, client, accessToken, { [oauth.allowInsecureRequests]: insecure });
     const info = await oauth.processUserInfoResponse(as, client, oauth.skipSubjectCheck, response);
@@ -139,7 +151,11 @@ export async function startExample(config: ExampleConfig): Promise<RunningExampl
     const url = new URL(req.url ?? '/', baseUrl);
     if (url.pathname === '/mcp') return handleMcp(req, res);
     if (url.pathname === '/login' && req.method === 'GET') {
-      html(res, 200, `<!doctype html><meta charset="utf-8"><title>Sign in</title><form method="post"><input type="hidden" name="returnTo" value="${escapeAttr(url.searchParams.get('returnTo') ?? '/')}"><label>User <input name="username"></label> <label>Password <input name="password" type="password"></label> <button>Sign in</button></form>`);
+      html(
+        res,
+        200,
+        `<!doctype html><meta charset="utf-8"><title>Sign in</title><form method="post"><input type="hidden" name="returnTo" value="${escapeAttr(url.searchParams.get('returnTo') ?? '/')}"><label>User <input name="username"></label> <label>Password <input name="password" type="password"></label> <button>Sign in</button></form>`,
+      );
       return;
     }
     if (url.pathname === '/login' && req.method === 'POST') {
@@ -205,5 +221,11 @@ function plain(res: ServerResponse, status: number, text: string): void {
 }
 
 function html(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; form-action 'self'" }).end(body);
+  res
+    .writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': "default-src 'none'; form-action 'self'",
+    })
+    .end(body);
 }

@@ -20,11 +20,13 @@ function required(name: string): string {
 }
 
 // DEMO_USERS="alice:alice-password:alice-mcp-token,bob:…": user name, browser password, MCP bearer token.
-const users = required('DEMO_USERS').split(',').map((entry) => {
-  const [name = '', password = '', token = ''] = entry.split(':');
-  if (name === '' || password === '' || token === '') throw new Error('DEMO_USERS entries are name:password:token');
-  return { name, password, token };
-});
+const users = required('DEMO_USERS')
+  .split(',')
+  .map((entry) => {
+    const [name = '', password = '', token = ''] = entry.split(':');
+    if (name === '' || password === '' || token === '') throw new Error('DEMO_USERS entries are name:password:token');
+    return { name, password, token };
+  });
 const dataDir = env['DATA_DIR'] ?? join(process.cwd(), '.oauth-example');
 const insecure = env['ALLOW_INSECURE'] === '1';
 

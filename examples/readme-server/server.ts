@@ -63,7 +63,12 @@ export async function startServer(options: ServerOptions): Promise<{ url: string
       if (token === null) {
         // The verified MCP subject, never a session id or a name the client sent.
         const params = await connect.issueUrlElicitation({ subject, session, purpose: 'Connect your Acme account', target: 'acme' });
-        completions.register({ elicitationId: params.elicitationId, sessionId: session, subject, notify: server.server.createElicitationCompletionNotifier(params.elicitationId) });
+        completions.register({
+          elicitationId: params.elicitationId,
+          sessionId: session,
+          subject,
+          notify: server.server.createElicitationCompletionNotifier(params.elicitationId),
+        });
         throw urlElicitationRequired([params], { allowHttpLoopback: insecure });
       }
       // The token is used here, server-side; it never goes back to the client.
@@ -73,7 +78,10 @@ export async function startServer(options: ServerOptions): Promise<{ url: string
   }
 
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  async function handleMcp(req: IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: { sub: string } } }, res: ServerResponse): Promise<void> {
+  async function handleMcp(
+    req: IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: { sub: string } } },
+    res: ServerResponse,
+  ): Promise<void> {
     const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const subject = token === undefined ? null : await options.verifyBearer(token);
     if (token === undefined || subject === null) return void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
@@ -82,7 +90,10 @@ export async function startServer(options: ServerOptions): Promise<{ url: string
     const existing = sessions.get(String(req.headers['mcp-session-id']));
     if (existing !== undefined) return existing.handleRequest(req, res, body);
     if (!isInitializeRequest(body)) return void res.writeHead(400).end('no such MCP session');
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, transport) });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+    });
     transport.onclose = () => {
       if (transport.sessionId === undefined) return;
       sessions.delete(transport.sessionId);
@@ -98,7 +109,9 @@ export async function startServer(options: ServerOptions): Promise<{ url: string
     const subject = req.method === 'POST' ? await options.verifyLogin(form.get('username') ?? '', form.get('password') ?? '') : null;
     if (subject === null) {
       res.writeHead(req.method === 'POST' ? 401 : 200, { 'content-type': 'text/html' });
-      return void res.end('<form method="post"><input name="username"> <input name="password" type="password"> <button>Sign in</button></form>');
+      return void res.end(
+        '<form method="post"><input name="username"> <input name="password" type="password"> <button>Sign in</button></form>',
+      );
     }
     const returnTo = form.get('returnTo') ?? '/';
     res.writeHead(303, { location: /^\/(?!\/)/.test(returnTo) ? returnTo : '/', 'set-cookie': cookie.issue(subject) }).end();
@@ -111,7 +124,12 @@ export async function startServer(options: ServerOptions): Promise<{ url: string
       login: (returnTo) => `/login?returnTo=${encodeURIComponent(returnTo)}`,
       next: (req, res) => {
         const path = new URL(req.url ?? '/', baseUrl).pathname;
-        const handled = path === '/mcp' ? handleMcp(req, res) : path === '/login' ? handleLogin(req, res) : Promise.resolve(void res.writeHead(404).end());
+        const handled =
+          path === '/mcp'
+            ? handleMcp(req, res)
+            : path === '/login'
+              ? handleLogin(req, res)
+              : Promise.resolve(void res.writeHead(404).end());
         handled.catch(() => void (res.headersSent ? res.end() : res.writeHead(500).end()));
       },
     }),
@@ -139,11 +157,18 @@ async function readBody(req: IncomingMessage): Promise<string> {
 // for your MCP authorization server and your sign-in.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const env = process.env;
-  const users = (env['DEMO_USERS'] ?? '').split(',').filter(Boolean).map((entry) => entry.split(':'));
+  const users = (env['DEMO_USERS'] ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((entry) => entry.split(':'));
   const running = await startServer({
     port: Number(env['PORT'] ?? 3000),
     ...(env['BASE_URL'] === undefined ? {} : { baseUrl: env['BASE_URL'] }),
-    provider: { issuer: env['PROVIDER_ISSUER'] ?? '', clientId: env['PROVIDER_CLIENT_ID'] ?? '', clientSecret: env['PROVIDER_CLIENT_SECRET'] ?? '' },
+    provider: {
+      issuer: env['PROVIDER_ISSUER'] ?? '',
+      clientId: env['PROVIDER_CLIENT_ID'] ?? '',
+      clientSecret: env['PROVIDER_CLIENT_SECRET'] ?? '',
+    },
     vault: EncryptedFileVault.fromEnv(env['VAULT_FILE'] ?? 'vault.json'),
     verifyBearer: (token) => users.find((u) => u[2] === token)?.[0] ?? null,
     verifyLogin: (name, password) => users.find((u) => u[0] === name && u[1] === password)?.[0] ?? null,

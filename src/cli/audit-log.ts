@@ -33,7 +33,12 @@ export function matchesFilter(event: GuardEvent, filter: AuditFilter): boolean {
   if (filter.server !== undefined && event.server.key !== filter.server && event.server.name !== filter.server) return false;
   if (filter.since !== undefined && event.at < filter.since) return false;
   if (filter.until !== undefined && event.at > filter.until) return false;
-  if (filter.types !== undefined && filter.types.length > 0 && !filter.types.some((t) => event.type === t || event.type.startsWith(`${t}.`))) return false;
+  if (
+    filter.types !== undefined &&
+    filter.types.length > 0 &&
+    !filter.types.some((t) => event.type === t || event.type.startsWith(`${t}.`))
+  )
+    return false;
   return true;
 }
 
@@ -63,7 +68,10 @@ export function decisionOf(event: GuardEvent): { readonly decision: string; read
     case 'elicitation.refused':
       return { decision: `block ${event.mode ?? 'elicitation'}`, code: event.code };
     case 'elicitation.forwarded':
-      return { decision: `${event.verdict === 'allow' ? 'allow' : 'warn'} ${event.mode}`, code: event.verdict === 'allow' ? '-' : event.findings.join(',') || '-' };
+      return {
+        decision: `${event.verdict === 'allow' ? 'allow' : 'warn'} ${event.mode}`,
+        code: event.verdict === 'allow' ? '-' : event.findings.join(',') || '-',
+      };
     case 'form.sensitive':
       // A block is counted by its elicitation.refused event; an audited form is its own decision.
       return event.action === 'audited' ? { decision: 'audit form', code: 'E_SENSITIVE_FIELD' } : null;

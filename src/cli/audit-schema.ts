@@ -40,10 +40,20 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const parsed = parseCommandArgs(argv, { policy: { type: 'string' }, jsonl: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+  const parsed = parseCommandArgs(
+    argv,
+    { policy: { type: 'string' }, jsonl: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
   if (parsed.positionals.length > 1) throw new UsageError('audit-schema takes at most one FILE');
   if (parsed.values.json === true && parsed.values.jsonl === true) throw new UsageError('--jsonl already writes JSON; drop --json');
-  return { file: parsed.positionals[0], jsonl: parsed.values.jsonl === true, json: parsed.values.json === true, policyFile: parsed.values.policy, help: parsed.values.help === true };
+  return {
+    file: parsed.positionals[0],
+    jsonl: parsed.values.jsonl === true,
+    json: parsed.values.json === true,
+    policyFile: parsed.values.policy,
+    help: parsed.values.help === true,
+  };
 }
 
 /** The output shape of one audit: exactly `verdict`, `fields` and `findings`. */
@@ -56,7 +66,9 @@ function publicAudit(audit: FormAudit): { verdict: string; fields: unknown[]; fi
 }
 
 function publicFinding(f: Finding): Record<string, string> {
-  return f.field === undefined ? { code: f.code, severity: f.severity, message: f.message } : { code: f.code, severity: f.severity, message: f.message, field: f.field };
+  return f.field === undefined
+    ? { code: f.code, severity: f.severity, message: f.message }
+    : { code: f.code, severity: f.severity, message: f.message, field: f.field };
 }
 
 function inputError(message: string): { verdict: 'block'; fields: []; findings: Finding[] } {
@@ -87,7 +99,10 @@ async function single(options: Options, policy: Policy, io: CliIo): Promise<numb
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      writeLine(io.stderr, `mcp-elicitation-guard audit-schema: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      writeLine(
+        io.stderr,
+        `mcp-elicitation-guard audit-schema: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
       return Exit.usage;
     }
   }
@@ -95,7 +110,10 @@ async function single(options: Options, policy: Policy, io: CliIo): Promise<numb
   try {
     params = JSON.parse(stripBom(text));
   } catch (error) {
-    writeLine(io.stderr, `mcp-elicitation-guard audit-schema: ${GuardCode.input}: the input is not valid JSON (${(error as Error).message})`);
+    writeLine(
+      io.stderr,
+      `mcp-elicitation-guard audit-schema: ${GuardCode.input}: the input is not valid JSON (${(error as Error).message})`,
+    );
     return Exit.usage;
   }
   const audit = auditForm(params, policy);
@@ -113,18 +131,25 @@ const TAGS: Readonly<Record<FormAudit['verdict'], string>> = {
 /** Server text shown on a terminal: no control characters (escape sequences could repaint the screen). */
 function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The terminal report of one audit. */
 export function humanAudit(audit: FormAudit, ansi: boolean): string {
   const bold = (t: string) => (ansi ? `\u001b[1m${t}\u001b[0m` : t);
-  const lines = [`${ansi ? TAGS[audit.verdict] : audit.verdict.toUpperCase().padEnd(5)} form with ${audit.fields.length} field${audit.fields.length === 1 ? '' : 's'}`];
+  const lines = [
+    `${ansi ? TAGS[audit.verdict] : audit.verdict.toUpperCase().padEnd(5)} form with ${audit.fields.length} field${audit.fields.length === 1 ? '' : 's'}`,
+  ];
   const width = Math.max(0, ...audit.fields.map((f) => printable(f.name).length + 2));
   for (const f of audit.fields) {
     const name = JSON.stringify(printable(f.name)).padEnd(width);
     const cls = f.class === 'ordinary' ? f.class : bold(f.class);
-    lines.push(`  field ${name}  ${cls.padEnd(ansi && f.class !== 'ordinary' ? 18 : 10)}${f.reasons.length > 0 ? ` ${printable(f.reasons.join(', '))}` : ''}`);
+    lines.push(
+      `  field ${name}  ${cls.padEnd(ansi && f.class !== 'ordinary' ? 18 : 10)}${f.reasons.length > 0 ? ` ${printable(f.reasons.join(', '))}` : ''}`,
+    );
   }
   for (const f of audit.findings) lines.push(`  [${f.severity}] ${f.code}: ${printable(f.message)}`);
   for (const e of audit.exceptions ?? []) lines.push(`  [allowed] ${e.kind} ${printable(e.target)}: ${printable(e.reason)}`);
@@ -165,7 +190,10 @@ async function jsonl(options: Options, policy: Policy, io: CliIo): Promise<numbe
     try {
       input = createReadStream('', { fd: openSync(path, 'r') });
     } catch (error) {
-      writeLine(io.stderr, `mcp-elicitation-guard audit-schema: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      writeLine(
+        io.stderr,
+        `mcp-elicitation-guard audit-schema: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
       return Exit.usage;
     }
   }
@@ -182,7 +210,10 @@ async function jsonl(options: Options, policy: Policy, io: CliIo): Promise<numbe
       await emit(io.stdout, result.text);
     }
   } catch (error) {
-    writeLine(io.stderr, `mcp-elicitation-guard audit-schema: reading the input failed after line ${lineNumber}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    writeLine(
+      io.stderr,
+      `mcp-elicitation-guard audit-schema: reading the input failed after line ${lineNumber}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
     return Exit.usage;
   }
   return blocked ? Exit.blocked : Exit.ok;

@@ -51,7 +51,8 @@ export function parseTime(text: string, now: number, option: string): number {
   const age = /^(\d+(?:\.\d+)?)([smhdw])$/u.exec(text.trim());
   if (age !== null) return now - Number(age[1]) * UNITS[age[2]!]!;
   const at = Date.parse(text);
-  if (Number.isNaN(at)) throw new UsageError(`${option} ${JSON.stringify(text)} is not a time: give an ISO time (2026-12-01T09:00Z) or an age (30m, 2h, 7d)`);
+  if (Number.isNaN(at))
+    throw new UsageError(`${option} ${JSON.stringify(text)} is not a time: give an ISO time (2026-12-01T09:00Z) or an age (30m, 2h, 7d)`);
   return at;
 }
 
@@ -72,7 +73,11 @@ function lineFor(event: GuardEvent, json: boolean): string {
 }
 
 function noteSkipped(io: CliIo, stats: ReadStats): void {
-  if (stats.skipped > 0) writeLine(io.stderr, `mcp-elicitation-guard audit: ${stats.skipped} of ${stats.lines} lines are not audit events (not JSON, or no "type" and "at"); skipped`);
+  if (stats.skipped > 0)
+    writeLine(
+      io.stderr,
+      `mcp-elicitation-guard audit: ${stats.skipped} of ${stats.lines} lines are not audit events (not JSON, or no "type" and "at"); skipped`,
+    );
 }
 
 /** `audit show | tail | summary FILE`. */
@@ -82,18 +87,27 @@ export async function auditCommand(argv: readonly string[], io: AuditIo): Promis
     writeLine(sub === undefined ? io.stderr : io.stdout, HELP);
     return sub === undefined ? Exit.usage : Exit.ok;
   }
-  if (sub !== 'show' && sub !== 'tail' && sub !== 'summary') throw new UsageError(`unknown audit subcommand "${sub}" (show, tail, summary)`);
+  if (sub !== 'show' && sub !== 'tail' && sub !== 'summary')
+    throw new UsageError(`unknown audit subcommand "${sub}" (show, tail, summary)`);
   const { values, positionals } = parseCommandArgs(rest, OPTIONS, true);
   if (values.help === true) {
     writeLine(io.stdout, HELP);
     return Exit.ok;
   }
   if (positionals.length !== 1) throw new UsageError(`audit ${sub} takes exactly one FILE (the JSONL audit log)`);
-  if (sub !== 'tail' && (values.follow === true || values.lines !== undefined)) throw new UsageError('-n and --follow are options of "audit tail"');
+  if (sub !== 'tail' && (values.follow === true || values.lines !== undefined))
+    throw new UsageError('-n and --follow are options of "audit tail"');
   const now = (io.now ?? Date.now)();
   const filter: AuditFilter = {
     ...(values.server === undefined ? {} : { server: values.server }),
-    ...(values.type === undefined ? {} : { types: values.type.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '') }),
+    ...(values.type === undefined
+      ? {}
+      : {
+          types: values.type
+            .flatMap((t) => t.split(','))
+            .map((t) => t.trim())
+            .filter((t) => t !== ''),
+        }),
     ...(values.since === undefined ? {} : { since: parseTime(values.since, now, '--since') }),
     ...(values.until === undefined ? {} : { until: parseTime(values.until, now, '--until') }),
   };
@@ -101,7 +115,10 @@ export async function auditCommand(argv: readonly string[], io: AuditIo): Promis
   try {
     statSync(file);
   } catch (error) {
-    writeLine(io.stderr, `mcp-elicitation-guard audit: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    writeLine(
+      io.stderr,
+      `mcp-elicitation-guard audit: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
     return Exit.usage;
   }
   const json = values.json === true;
@@ -217,17 +234,47 @@ async function summary(file: string, filter: AuditFilter, json: boolean, io: Cli
       row.first = Math.min(row.first, event.at);
     }
   });
-  const sorted = [...rows.values()].sort((a, b) => a.server.localeCompare(b.server) || b.count - a.count || a.decision.localeCompare(b.decision) || a.code.localeCompare(b.code));
+  const sorted = [...rows.values()].sort(
+    (a, b) => a.server.localeCompare(b.server) || b.count - a.count || a.decision.localeCompare(b.decision) || a.code.localeCompare(b.code),
+  );
   if (json) {
-    writeLine(io.stdout, JSON.stringify({ events, servers: servers.size, first: events === 0 ? null : iso(first), last: events === 0 ? null : iso(last), rows: sorted.map((r) => ({ ...r, first: iso(r.first), last: iso(r.last) })) }, null, 2));
+    writeLine(
+      io.stdout,
+      JSON.stringify(
+        {
+          events,
+          servers: servers.size,
+          first: events === 0 ? null : iso(first),
+          last: events === 0 ? null : iso(last),
+          rows: sorted.map((r) => ({ ...r, first: iso(r.first), last: iso(r.last) })),
+        },
+        null,
+        2,
+      ),
+    );
     noteSkipped(io, stats);
     return Exit.ok;
   }
-  const table = [['server', 'decision', 'code', 'count', 'first', 'last'], ...sorted.map((r) => [r.server, r.decision, r.code, String(r.count), iso(r.first), iso(r.last)])];
+  const table = [
+    ['server', 'decision', 'code', 'count', 'first', 'last'],
+    ...sorted.map((r) => [r.server, r.decision, r.code, String(r.count), iso(r.first), iso(r.last)]),
+  ];
   const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
-  const format = (r: readonly string[]) => r.map((cell, c) => (c === 3 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ').trimEnd();
-  const lines = sorted.length === 0 ? ['no decisions'] : [format(table[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(format)];
-  lines.push('', events === 0 ? 'no matching events' : `${events} event${events === 1 ? '' : 's'} from ${servers.size} server${servers.size === 1 ? '' : 's'}, ${iso(first)} to ${iso(last)}`);
+  const format = (r: readonly string[]) =>
+    r
+      .map((cell, c) => (c === 3 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
+      .join('  ')
+      .trimEnd();
+  const lines =
+    sorted.length === 0
+      ? ['no decisions']
+      : [format(table[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(format)];
+  lines.push(
+    '',
+    events === 0
+      ? 'no matching events'
+      : `${events} event${events === 1 ? '' : 's'} from ${servers.size} server${servers.size === 1 ? '' : 's'}, ${iso(first)} to ${iso(last)}`,
+  );
   writeLine(io.stdout, lines.join('\n'));
   noteSkipped(io, stats);
   return Exit.ok;

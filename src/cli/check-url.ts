@@ -34,9 +34,19 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const parsed = parseCommandArgs(argv, { policy: { type: 'string' }, json: { type: 'boolean' }, jsonl: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+  const parsed = parseCommandArgs(
+    argv,
+    { policy: { type: 'string' }, json: { type: 'boolean' }, jsonl: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
   const { values, positionals } = parsed;
-  const options: Options = { policyFile: values.policy, json: values.json === true, jsonl: values.jsonl === true, urls: positionals, help: values.help === true };
+  const options: Options = {
+    policyFile: values.policy,
+    json: values.json === true,
+    jsonl: values.jsonl === true,
+    urls: positionals,
+    help: values.help === true,
+  };
   if (options.help) return options;
   if (options.jsonl && options.urls.length > 0) throw new UsageError('--jsonl reads URLs from stdin; do not also pass URLs as arguments');
   if (!options.jsonl && options.urls.length === 0) throw new UsageError('give at least one URL, or --jsonl to read JSON Lines from stdin');
@@ -50,11 +60,23 @@ const TAGS: Readonly<Record<Verdict, { plain: string; ansi: string }>> = {
 };
 
 function humanBlock(url: string, verdict: Verdict, findings: readonly Finding[], display: UrlDisplay | null, ansi: boolean): string {
-  const fallback: UrlDisplay = { full: url, segments: [], scheme: null, host: null, hostUnicode: null, hostAscii: null, registrableDomain: null, punycodeShown: false };
+  const fallback: UrlDisplay = {
+    full: url,
+    segments: [],
+    scheme: null,
+    host: null,
+    hostUnicode: null,
+    hostAscii: null,
+    registrableDomain: null,
+    punycodeShown: false,
+  };
   const lines = renderUrl(display ?? fallback, ansi ? 'ansi' : 'plain', findings).split('\n');
   const tag = ansi ? TAGS[verdict].ansi : TAGS[verdict].plain;
   const indent = ' '.repeat(ansi ? 8 : 6);
-  return `${tag} ${lines[0]}\n${lines.slice(1).map((l) => indent + l + '\n').join('')}\n`;
+  return `${tag} ${lines[0]}\n${lines
+    .slice(1)
+    .map((l) => indent + l + '\n')
+    .join('')}\n`;
 }
 
 async function checkArguments(options: Options, policy: Policy, io: CliIo): Promise<number> {
@@ -63,7 +85,9 @@ async function checkArguments(options: Options, policy: Policy, io: CliIo): Prom
   for (const url of options.urls) {
     const { verdict, findings, display } = judgeUrl(url, policy);
     if (verdict === 'block') blocked = true;
-    await out.write(options.json ? JSON.stringify({ url, verdict, findings, display }) + '\n' : humanBlock(url, verdict, findings, display, io.isTTY));
+    await out.write(
+      options.json ? JSON.stringify({ url, verdict, findings, display }) + '\n' : humanBlock(url, verdict, findings, display, io.isTTY),
+    );
   }
   await out.flush();
   return blocked ? Exit.blocked : Exit.ok;
@@ -79,14 +103,28 @@ function jsonlLine(line: string, lineNumber: number, policy: Policy): { text: st
   try {
     value = JSON.parse(line);
   } catch {
-    return { text: JSON.stringify({ line: lineNumber, verdict: 'block', findings: [inputError(lineNumber, 'is not valid JSON')], display: null }), blocked: true };
+    return {
+      text: JSON.stringify({ line: lineNumber, verdict: 'block', findings: [inputError(lineNumber, 'is not valid JSON')], display: null }),
+      blocked: true,
+    };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { text: JSON.stringify({ line: lineNumber, verdict: 'block', findings: [inputError(lineNumber, 'is not a JSON object')], display: null }), blocked: true };
+    return {
+      text: JSON.stringify({
+        line: lineNumber,
+        verdict: 'block',
+        findings: [inputError(lineNumber, 'is not a JSON object')],
+        display: null,
+      }),
+      blocked: true,
+    };
   }
   const record = value as Record<string, unknown>;
   if (typeof record.url !== 'string') {
-    return { text: JSON.stringify({ ...record, verdict: 'block', findings: [inputError(lineNumber, 'has no string "url" field')], display: null }), blocked: true };
+    return {
+      text: JSON.stringify({ ...record, verdict: 'block', findings: [inputError(lineNumber, 'has no string "url" field')], display: null }),
+      blocked: true,
+    };
   }
   const { verdict, findings, display } = judgeUrl(record.url, policy);
   return { text: JSON.stringify({ ...record, verdict, findings, display }), blocked: verdict === 'block' };

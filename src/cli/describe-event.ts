@@ -45,13 +45,22 @@ export function describeEvent(event: GuardEvent): EventLine | null {
   const from = who(event);
   switch (event.type) {
     case 'form.sensitive': {
-      const fields = event.fields.map((f) => `field ${quoted(f.name)} (${f.class}${f.reasons.length > 0 ? `: ${clean(f.reasons.join(', '), 120)}` : ''})`).join(', ');
-      if (event.action === 'blocked') return { level: 'warn', text: `BLOCK form from ${from}: ${fields}${event.schemaDigest === undefined ? '' : ` [schema ${event.schemaDigest}]`}` };
+      const fields = event.fields
+        .map((f) => `field ${quoted(f.name)} (${f.class}${f.reasons.length > 0 ? `: ${clean(f.reasons.join(', '), 120)}` : ''})`)
+        .join(', ');
+      if (event.action === 'blocked')
+        return {
+          level: 'warn',
+          text: `BLOCK form from ${from}: ${fields}${event.schemaDigest === undefined ? '' : ` [schema ${event.schemaDigest}]`}`,
+        };
       return { level: 'warn', text: `AUDIT form from ${from}: ${fields} let through (form.onSensitive is "audit")` };
     }
     case 'elicitation.refused':
       if (event.code === 'E_SENSITIVE_FIELD') return null;
-      return { level: 'warn', text: `BLOCK ${event.mode ?? 'elicitation'} from ${from}: ${event.code}${event.findings.length > 0 && event.code === 'E_URL_BLOCKED' ? ` (${list(event.findings)})` : ''}: ${clean(event.reason)}` };
+      return {
+        level: 'warn',
+        text: `BLOCK ${event.mode ?? 'elicitation'} from ${from}: ${event.code}${event.findings.length > 0 && event.code === 'E_URL_BLOCKED' ? ` (${list(event.findings)})` : ''}: ${clean(event.reason)}`,
+      };
     case 'elicitation.forwarded': {
       const host = event.host === null ? '' : ` ${clean(event.host, 120)}`;
       const findings = event.findings.length > 0 ? ` (${list(event.findings)})` : '';
@@ -59,43 +68,73 @@ export function describeEvent(event: GuardEvent): EventLine | null {
       return { level: 'warn', text: `WARN ${event.mode} from ${from}${host}: shown with a warning${findings}` };
     }
     case 'content.withheld':
-      return { level: 'warn', text: `WITHHELD answer to ${from}: ${event.code} in ${event.fields.length > 0 ? event.fields.map(quoted).join(', ') : 'the content'}; the server got "cancel"` };
+      return {
+        level: 'warn',
+        text: `WITHHELD answer to ${from}: ${event.code} in ${event.fields.length > 0 ? event.fields.map(quoted).join(', ') : 'the content'}; the server got "cancel"`,
+      };
     case 'url-required.filtered':
-      return { level: 'warn', text: `FILTER -32042 from ${from}: kept ${event.kept}, removed ${event.removed}${event.code === null ? '' : ` (${event.code})`}${event.findings.length > 0 ? `: ${list(event.findings)}` : ''}` };
+      return {
+        level: 'warn',
+        text: `FILTER -32042 from ${from}: kept ${event.kept}, removed ${event.removed}${event.code === null ? '' : ` (${event.code})`}${event.findings.length > 0 ? `: ${list(event.findings)}` : ''}`,
+      };
     case 'retry.refused':
       return { level: 'warn', text: `REFUSE retry to ${from}: ${event.code}: ${clean(event.reason)}` };
     case 'response.withheld':
       return { level: 'warn', text: `WITHHELD response from ${from}: ${event.code}: ${clean(event.reason)}` };
     case 'exception.used':
-      return { level: 'warn', text: `EXCEPTION ${event.kind} for ${from}: ${quoted(event.target)} allowed (${list(event.findings)}): ${clean(event.reason, 200)}` };
+      return {
+        level: 'warn',
+        text: `EXCEPTION ${event.kind} for ${from}: ${quoted(event.target)} allowed (${list(event.findings)}): ${clean(event.reason, 200)}`,
+      };
     case 'url.audited':
-      return { level: 'warn', text: `AUDIT url from ${from}${event.host === null ? '' : ` ${clean(event.host, 120)}`}: would block (${list(event.findings)}), let through (url.onBlock is "audit")` };
+      return {
+        level: 'warn',
+        text: `AUDIT url from ${from}${event.host === null ? '' : ` ${clean(event.host, 120)}`}: would block (${list(event.findings)}), let through (url.onBlock is "audit")`,
+      };
     case 'protocol.violation':
       return { level: 'warn', text: `VIOLATION from ${from}: ${event.code}: ${clean(event.reason)}` };
     case 'url-required.loop':
-      return { level: 'warn', text: `LOOP input required from ${from}: round ${event.round}, the same URL again (${event.hosts.map((h) => clean(h, 120)).join(', ')})` };
+      return {
+        level: 'warn',
+        text: `LOOP input required from ${from}: round ${event.round}, the same URL again (${event.hosts.map((h) => clean(h, 120)).join(', ')})`,
+      };
     case 'session.era':
       return { level: 'info', text: `ERA ${from}: ${event.era} (protocol ${clean(event.protocolVersion ?? '?', 40)})` };
     case 'guard.error':
       return { level: 'error', text: `ERROR guard (${from}): ${event.code}: ${clean(event.message)}` };
     case 'issuing.changed':
-      return { level: 'warn', text: `ROLLBACK issuing ${event.issuing} (${from}): ${event.issuing === 'stopped' ? 'new URL elicitations are declined' : 'URL elicitations are let through again'}` };
+      return {
+        level: 'warn',
+        text: `ROLLBACK issuing ${event.issuing} (${from}): ${event.issuing === 'stopped' ? 'new URL elicitations are declined' : 'URL elicitations are let through again'}`,
+      };
     case 'nonces.revoked':
       return { level: 'warn', text: `ROLLBACK revoked ${event.revoked} outstanding nonce(s) (${from})` };
     case 'completion.dropped':
-      return { level: 'info', text: `DROP completion from ${from}: ${event.reason}${event.elicitation === null ? '' : ` (${quoted(event.elicitation)})`}` };
+      return {
+        level: 'info',
+        text: `DROP completion from ${from}: ${event.reason}${event.elicitation === null ? '' : ` (${quoted(event.elicitation)})`}`,
+      };
     case 'completion.delivered':
       return { level: 'info', text: `DELIVER completion from ${from}: ${quoted(event.elicitation)}` };
     case 'capabilities.narrowed':
-      return { level: 'info', text: `NARROW capabilities for ${from}: the server sees ${modes(event.forwarded)} (the host declared ${modes(event.declared)})` };
+      return {
+        level: 'info',
+        text: `NARROW capabilities for ${from}: the server sees ${modes(event.forwarded)} (the host declared ${modes(event.declared)})`,
+      };
     case 'session.initialized':
-      return { level: 'info', text: `SESSION with ${from}: protocol ${clean(event.protocolVersion ?? '?', 40)}, elicitation ${modes(event.modes)}` };
+      return {
+        level: 'info',
+        text: `SESSION with ${from}: protocol ${clean(event.protocolVersion ?? '?', 40)}, elicitation ${modes(event.modes)}`,
+      };
     case 'flow.transition':
       return { level: 'debug', text: `FLOW ${clean(event.navigation, 80)} ${event.from} → ${event.to} (${event.trigger})` };
     case 'receipt.consent':
       return { level: 'debug', text: `RECEIPT consent ${clean(event.receipt, 80)}: ${event.decision}` };
     case 'receipt.business':
-      return { level: 'debug', text: `RECEIPT business ${clean(event.receipt, 80)}: request ${clean(String(event.requestId), 80)}, ${event.lineage} lineage, retry ${event.retryGeneration}` };
+      return {
+        level: 'debug',
+        text: `RECEIPT business ${clean(event.receipt, 80)}: request ${clean(String(event.requestId), 80)}, ${event.lineage} lineage, retry ${event.retryGeneration}`,
+      };
     default: {
       const unknown = event as { type?: unknown };
       return { level: 'debug', text: `EVENT ${clean(String(unknown.type), 60)} (${from})` };

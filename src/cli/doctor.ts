@@ -66,7 +66,8 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
   }
   if (positionals.length > 0) throw new UsageError('doctor takes no positional arguments');
   if (values.config !== undefined && values.host === undefined) throw new UsageError('--config needs --host (which format the file is in)');
-  if (values.host !== undefined && !isHostName(values.host)) throw new UsageError(`unknown --host ${JSON.stringify(values.host)}: claude-desktop, vscode or cursor`);
+  if (values.host !== undefined && !isHostName(values.host))
+    throw new UsageError(`unknown --host ${JSON.stringify(values.host)}: claude-desktop, vscode or cursor`);
   const env = io.env ?? process.env;
   const home = io.home ?? homedir();
   const platform = io.platform ?? process.platform;
@@ -90,13 +91,17 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
     sqlite = true;
     line('ok', `better-sqlite3 ${version} loads: receipts go to a durable SQLite ledger`);
   } catch (error) {
-    line('FAIL', `better-sqlite3 does not load (${(error as Error).message.split('\n')[0]}): the proxy would keep receipts in memory only; reinstall the package (npm install -g mcp-elicitation-guard, or npm rebuild better-sqlite3 in its folder)`);
+    line(
+      'FAIL',
+      `better-sqlite3 does not load (${(error as Error).message.split('\n')[0]}): the proxy would keep receipts in memory only; reinstall the package (npm install -g mcp-elicitation-guard, or npm rebuild better-sqlite3 in its folder)`,
+    );
   }
 
   // 3. the ledger
   const ledgerFile = values.ledger === undefined ? defaultLedgerPath(env, home) : resolve(io.cwd, values.ledger);
   if (values.ledger === 'memory') line('warn', 'ledger: "memory": receipts are not durable');
-  else if (values.ledger !== undefined && /^postgres(ql)?:\/\//iu.test(values.ledger)) line('warn', 'ledger: a PostgreSQL URL; doctor checks SQLite ledger files only (see "Running for a team" for the database)');
+  else if (values.ledger !== undefined && /^postgres(ql)?:\/\//iu.test(values.ledger))
+    line('warn', 'ledger: a PostgreSQL URL; doctor checks SQLite ledger files only (see "Running for a team" for the database)');
   else {
     try {
       mkdirSync(dirname(ledgerFile), { recursive: true });
@@ -105,7 +110,10 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
       if (sqlite) await (await SqliteLedger.open(ledgerFile)).close();
       line('ok', `ledger ${ledgerFile} is writable${sqlite ? ' and opens' : ''}`);
     } catch (error) {
-      line('FAIL', `ledger ${ledgerFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: pass --ledger FILE (to the proxy too) with a path this user can write`);
+      line(
+        'FAIL',
+        `ledger ${ledgerFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: pass --ledger FILE (to the proxy too) with a path this user can write`,
+      );
     }
   }
 
@@ -117,7 +125,10 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
     let document: PolicyDocument | null = null;
     try {
       document = loadPolicy(file);
-      line('ok', `policy ${file} validates (${Object.keys(document.servers).length} server entr${Object.keys(document.servers).length === 1 ? 'y' : 'ies'})`);
+      line(
+        'ok',
+        `policy ${file} validates (${Object.keys(document.servers).length} server entr${Object.keys(document.servers).length === 1 ? 'y' : 'ies'})`,
+      );
     } catch (error) {
       if (!GuardError.is(error)) throw error;
       line('FAIL', `policy ${error.code}: ${error.message.replace(/:\n/gu, ': ').replace(/\n/gu, '; ')}`);
@@ -132,8 +143,19 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
   // 5. host configs
   const hosts: { host: HostName; file: string; given: boolean }[] =
     values.host !== undefined
-      ? [{ host: values.host as HostName, file: values.config === undefined ? defaultConfigPath(values.host as HostName, { platform, home, env }) : resolve(io.cwd, values.config), given: true }]
-      : (Object.keys(HOSTS) as HostName[]).map((host) => ({ host, file: defaultConfigPath(host, { platform, home, env }), given: false })).filter((h) => existsSync(h.file));
+      ? [
+          {
+            host: values.host as HostName,
+            file:
+              values.config === undefined
+                ? defaultConfigPath(values.host as HostName, { platform, home, env })
+                : resolve(io.cwd, values.config),
+            given: true,
+          },
+        ]
+      : (Object.keys(HOSTS) as HostName[])
+          .map((host) => ({ host, file: defaultConfigPath(host, { platform, home, env }), given: false }))
+          .filter((h) => existsSync(h.file));
   if (hosts.length === 0) line('ok', 'host configs: none found at the default locations (pass --host NAME [--config FILE] to check one)');
   const commands = new Set<string>();
   for (const { host, file, given } of hosts) {
@@ -143,7 +165,10 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
       const raw = config[HOSTS[host].serversKey];
       servers = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
     } catch (error) {
-      line(given ? 'FAIL' : 'warn', `${HOSTS[host].label} config ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      line(
+        given ? 'FAIL' : 'warn',
+        `${HOSTS[host].label} config ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
       continue;
     }
     let wrapped = 0;
@@ -162,18 +187,31 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
       }
       const document = policyOf(policyFile);
       if (document === null) continue;
-      if (policyFile === null) line('ok', `${where}: --server ${JSON.stringify(entry.serverKey)} (built-in policy: the same settings for every server)`);
-      else if (Object.hasOwn(document.servers, entry.serverKey)) line('ok', `${where}: --server ${JSON.stringify(entry.serverKey)} is in ${policyFile}`);
+      if (policyFile === null)
+        line('ok', `${where}: --server ${JSON.stringify(entry.serverKey)} (built-in policy: the same settings for every server)`);
+      else if (Object.hasOwn(document.servers, entry.serverKey))
+        line('ok', `${where}: --server ${JSON.stringify(entry.serverKey)} is in ${policyFile}`);
       else {
         const hint = nearest(entry.serverKey, Object.keys(document.servers));
-        line('FAIL', `${where}: --server ${JSON.stringify(entry.serverKey)} is not a key of ${policyFile}'s "servers"${hint === null ? '' : ` (did you mean ${JSON.stringify(hint)}?)`}: the proxy will refuse to start; add it or run install --policy again`);
+        line(
+          'FAIL',
+          `${where}: --server ${JSON.stringify(entry.serverKey)} is not a key of ${policyFile}'s "servers"${hint === null ? '' : ` (did you mean ${JSON.stringify(hint)}?)`}: the proxy will refuse to start; add it or run install --policy again`,
+        );
       }
     }
-    if (wrapped === 0) line('warn', `${HOSTS[host].label} config ${file}: no entry runs through the guard (run: mcp-elicitation-guard install --host ${host}${given && file !== defaultConfigPath(host, { platform, home, env }) ? ` --config ${file}` : ''})`);
+    if (wrapped === 0)
+      line(
+        'warn',
+        `${HOSTS[host].label} config ${file}: no entry runs through the guard (run: mcp-elicitation-guard install --host ${host}${given && file !== defaultConfigPath(host, { platform, home, env }) ? ` --config ${file}` : ''})`,
+      );
   }
   for (const command of commands) {
     const found = onPath(command, env, platform);
-    if (found === null) line('warn', `"${command}" is not on this shell's PATH: the host may not find it either (install the package globally, or install --command /absolute/path)`);
+    if (found === null)
+      line(
+        'warn',
+        `"${command}" is not on this shell's PATH: the host may not find it either (install the package globally, or install --command /absolute/path)`,
+      );
     else line('ok', `"${command}" resolves to ${found}`);
   }
 

@@ -57,7 +57,12 @@ export interface FormsSummary {
   readonly files: readonly string[];
   readonly rows: number;
   /** Rows expected `block` (a credential or payment field). */
-  readonly sensitive: { readonly rows: number; readonly blocked: number; readonly letThrough: number; readonly letThroughRate: number | null };
+  readonly sensitive: {
+    readonly rows: number;
+    readonly blocked: number;
+    readonly letThrough: number;
+    readonly letThroughRate: number | null;
+  };
   /** Rows expected `allow` or `warn`. */
   readonly ordinary: { readonly rows: number; readonly blocked: number; readonly warned: number; readonly falseBlockRate: number | null };
   /** Rows expected `warn` (personal data, a warning finding) that came back `allow`. */
@@ -96,20 +101,35 @@ export function parseFormRows(text: string, file: string, resolvePolicy: (overri
     if (!Object.hasOwn(value, 'params')) throw new Error(`${where}: "params" (elicitation/create params or a requestedSchema) is required`);
     const expectedRaw = value.expected;
     const verdict = isPlainObject(expectedRaw) ? expectedRaw.verdict : expectedRaw;
-    if (typeof verdict !== 'string' || !EXPECTED.has(verdict)) throw new Error(`${where}: "expected" must be "block", "warn" or "allow" (or {"verdict": ..., "fields": {...}})`);
+    if (typeof verdict !== 'string' || !EXPECTED.has(verdict))
+      throw new Error(`${where}: "expected" must be "block", "warn" or "allow" (or {"verdict": ..., "fields": {...}})`);
     let fields: Record<string, FieldClass> | null = null;
     if (isPlainObject(expectedRaw) && expectedRaw.fields !== undefined) {
       if (!isPlainObject(expectedRaw.fields)) throw new Error(`${where}: "expected.fields" must be an object of field → class`);
       fields = {};
       for (const [name, cls] of Object.entries(expectedRaw.fields)) {
-        if (typeof cls !== 'string' || !CLASSES.has(cls)) throw new Error(`${where}: "expected.fields.${name}" must be credential, payment, personal or ordinary`);
+        if (typeof cls !== 'string' || !CLASSES.has(cls))
+          throw new Error(`${where}: "expected.fields.${name}" must be credential, payment, personal or ordinary`);
         fields[name] = cls as FieldClass;
       }
     }
     const category =
-      typeof value.category === 'string' && value.category !== '' ? value.category : typeof value.lang === 'string' && value.lang !== '' ? `lang:${value.lang}` : 'uncategorised';
+      typeof value.category === 'string' && value.category !== ''
+        ? value.category
+        : typeof value.lang === 'string' && value.lang !== ''
+          ? `lang:${value.lang}`
+          : 'uncategorised';
     const id = typeof value.id === 'string' && value.id !== '' ? value.id : `line ${i + 1}`;
-    rows.push({ file, line: i + 1, id, category, params: value.params, expected: verdict as Verdict, fields, policy: resolvePolicy(value.policy, where) });
+    rows.push({
+      file,
+      line: i + 1,
+      id,
+      category,
+      params: value.params,
+      expected: verdict as Verdict,
+      fields,
+      policy: resolvePolicy(value.policy, where),
+    });
   }
   return rows;
 }
@@ -117,7 +137,11 @@ export function parseFormRows(text: string, file: string, resolvePolicy: (overri
 const rate = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
 
 /** Audits every row and summarises; `isMiss` is the same rule as for URLs. */
-export function evaluateForms(files: readonly string[], rows: readonly FormRow[], isMiss: (expected: Verdict, verdict: Verdict) => boolean): FormsSummary {
+export function evaluateForms(
+  files: readonly string[],
+  rows: readonly FormRow[],
+  isMiss: (expected: Verdict, verdict: Verdict) => boolean,
+): FormsSummary {
   let sensitiveRows = 0;
   let sensitiveBlocked = 0;
   let ordinaryRows = 0;
@@ -145,7 +169,8 @@ export function evaluateForms(files: readonly string[], rows: readonly FormRow[]
       } else if (verdict === 'warn') ordinaryWarned++;
       if (row.expected === 'warn' && verdict === 'allow') warnMissed++;
     }
-    if (isMiss(row.expected, verdict)) category.missed.push({ file: row.file, line: row.line, id: row.id, expected: row.expected, verdict, codes });
+    if (isMiss(row.expected, verdict))
+      category.missed.push({ file: row.file, line: row.line, id: row.id, expected: row.expected, verdict, codes });
     if (row.fields !== null) {
       const got = new Map(audit.fields.map((f) => [f.name, f.class]));
       for (const [field, expected] of Object.entries(row.fields)) {
@@ -165,7 +190,12 @@ export function evaluateForms(files: readonly string[], rows: readonly FormRow[]
   return {
     files,
     rows: rows.length,
-    sensitive: { rows: sensitiveRows, blocked: sensitiveBlocked, letThrough: sensitiveRows - sensitiveBlocked, letThroughRate: rate(sensitiveRows - sensitiveBlocked, sensitiveRows) },
+    sensitive: {
+      rows: sensitiveRows,
+      blocked: sensitiveBlocked,
+      letThrough: sensitiveRows - sensitiveBlocked,
+      letThroughRate: rate(sensitiveRows - sensitiveBlocked, sensitiveRows),
+    },
     ordinary: { rows: ordinaryRows, blocked: ordinaryBlocked, warned: ordinaryWarned, falseBlockRate: rate(ordinaryBlocked, ordinaryRows) },
     warnMissed,
     categories: categoryResults,
@@ -181,23 +211,36 @@ const MISMATCHES_LISTED = 40;
 export function formsReport(s: FormsSummary): string[] {
   const out: string[] = [];
   out.push(`labelled forms: ${s.rows} rows from ${s.files.map(escapeText).join(', ')}`);
-  out.push(`  sensitive (expected block):       ${s.sensitive.rows} rows, blocked ${s.sensitive.blocked} — let through ${s.sensitive.letThrough} (${percent(s.sensitive.letThroughRate)})`);
-  out.push(`  ordinary  (expected allow/warn):  ${s.ordinary.rows} rows, blocked ${s.ordinary.blocked} — false block rate ${percent(s.ordinary.falseBlockRate)}; warned ${s.ordinary.warned}; expected warn but allowed ${s.warnMissed}`);
+  out.push(
+    `  sensitive (expected block):       ${s.sensitive.rows} rows, blocked ${s.sensitive.blocked} — let through ${s.sensitive.letThrough} (${percent(s.sensitive.letThroughRate)})`,
+  );
+  out.push(
+    `  ordinary  (expected allow/warn):  ${s.ordinary.rows} rows, blocked ${s.ordinary.blocked} — false block rate ${percent(s.ordinary.falseBlockRate)}; warned ${s.ordinary.warned}; expected warn but allowed ${s.warnMissed}`,
+  );
   out.push('', 'form misses by category:');
   const width = Math.max(8, ...s.categories.map((c) => c.category.length));
   out.push(`  ${'category'.padEnd(width)}  rows  misses  let-through  blocked`);
   for (const c of s.categories) {
-    out.push(`  ${escapeText(c.category).padEnd(width)}  ${String(c.rows).padStart(4)}  ${String(c.misses).padStart(6)}  ${String(c.sensitiveLetThrough).padStart(11)}  ${String(c.ordinaryBlocked).padStart(7)}`);
+    out.push(
+      `  ${escapeText(c.category).padEnd(width)}  ${String(c.rows).padStart(4)}  ${String(c.misses).padStart(6)}  ${String(c.sensitiveLetThrough).padStart(11)}  ${String(c.ordinaryBlocked).padStart(7)}`,
+    );
   }
   const missed = s.categories.flatMap((c) => c.missed.map((m) => ({ category: c.category, ...m })));
   if (missed.length > 0) {
     out.push('', 'missed forms:');
-    for (const m of missed) out.push(`  [${escapeText(m.category)}] ${escapeText(m.file)}:${m.line} ${escapeText(m.id)} expected ${m.expected}, got ${m.verdict}${m.codes.length > 0 ? ` (${m.codes.map(escapeText).join(', ')})` : ''}`);
+    for (const m of missed)
+      out.push(
+        `  [${escapeText(m.category)}] ${escapeText(m.file)}:${m.line} ${escapeText(m.id)} expected ${m.expected}, got ${m.verdict}${m.codes.length > 0 ? ` (${m.codes.map(escapeText).join(', ')})` : ''}`,
+      );
   }
   if (s.fieldMismatches.length > 0) {
     out.push('', `field classes that differ from the labels: ${s.fieldMismatches.length}`);
-    for (const f of s.fieldMismatches.slice(0, MISMATCHES_LISTED)) out.push(`  ${escapeText(f.file)}:${f.line} ${escapeText(f.id)} field ${escapeText(JSON.stringify(f.field))}: expected ${f.expected}, got ${f.got ?? 'missing'}`);
-    if (s.fieldMismatches.length > MISMATCHES_LISTED) out.push(`  … and ${s.fieldMismatches.length - MISMATCHES_LISTED} more (--json lists all)`);
+    for (const f of s.fieldMismatches.slice(0, MISMATCHES_LISTED))
+      out.push(
+        `  ${escapeText(f.file)}:${f.line} ${escapeText(f.id)} field ${escapeText(JSON.stringify(f.field))}: expected ${f.expected}, got ${f.got ?? 'missing'}`,
+      );
+    if (s.fieldMismatches.length > MISMATCHES_LISTED)
+      out.push(`  … and ${s.fieldMismatches.length - MISMATCHES_LISTED} more (--json lists all)`);
   }
   return out;
 }

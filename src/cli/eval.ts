@@ -89,7 +89,12 @@ export interface EvalSummary {
     readonly files: readonly string[];
     readonly rows: number;
     readonly malicious: { readonly rows: number; readonly blocked: number; readonly blockRate: number | null };
-    readonly legitimate: { readonly rows: number; readonly blocked: number; readonly warned: number; readonly falseRejectionRate: number | null };
+    readonly legitimate: {
+      readonly rows: number;
+      readonly blocked: number;
+      readonly warned: number;
+      readonly falseRejectionRate: number | null;
+    };
     readonly categories: readonly CategoryResult[];
     /** The same figures per `--urls` file, in the order given. */
     readonly byFile: readonly LabelledFileResult[];
@@ -110,17 +115,29 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const parsed = parseCommandArgs(argv, {
-    urls: { type: 'string', multiple: true },
-    legit: { type: 'string', multiple: true },
-    forms: { type: 'string', multiple: true },
-    policy: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  }, false);
+  const parsed = parseCommandArgs(
+    argv,
+    {
+      urls: { type: 'string', multiple: true },
+      legit: { type: 'string', multiple: true },
+      forms: { type: 'string', multiple: true },
+      policy: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    false,
+  );
   const { values } = parsed;
-  const options: Options = { urls: values.urls ?? [], legit: values.legit ?? [], forms: values.forms ?? [], policyFile: values.policy, json: values.json === true, help: values.help === true };
-  if (!options.help && options.urls.length === 0 && options.legit.length === 0 && options.forms.length === 0) throw new UsageError('give at least one --urls FILE.jsonl, --legit FILE.txt or --forms FILE.jsonl');
+  const options: Options = {
+    urls: values.urls ?? [],
+    legit: values.legit ?? [],
+    forms: values.forms ?? [],
+    policyFile: values.policy,
+    json: values.json === true,
+    help: values.help === true,
+  };
+  if (!options.help && options.urls.length === 0 && options.legit.length === 0 && options.forms.length === 0)
+    throw new UsageError('give at least one --urls FILE.jsonl, --legit FILE.txt or --forms FILE.jsonl');
   return options;
 }
 
@@ -187,9 +204,18 @@ async function readLabelled(file: string, cwd: string, resolvePolicy: ReturnType
     }
     if (!isPlainObject(value)) throw new InputError(`${where}: not a JSON object`);
     if (typeof value.url !== 'string') throw new InputError(`${where}: "url" must be a string`);
-    if (typeof value.expected !== 'string' || !EXPECTED.has(value.expected)) throw new InputError(`${where}: "expected" must be "block", "warn" or "allow"`);
-    if (typeof value.category !== 'string' || value.category === '') throw new InputError(`${where}: "category" must be a non-empty string`);
-    rows.push({ file, line: i + 1, url: value.url, expected: value.expected as Expected, category: value.category, policy: resolvePolicy(value.policy, where) });
+    if (typeof value.expected !== 'string' || !EXPECTED.has(value.expected))
+      throw new InputError(`${where}: "expected" must be "block", "warn" or "allow"`);
+    if (typeof value.category !== 'string' || value.category === '')
+      throw new InputError(`${where}: "category" must be a non-empty string`);
+    rows.push({
+      file,
+      line: i + 1,
+      url: value.url,
+      expected: value.expected as Expected,
+      category: value.category,
+      policy: resolvePolicy(value.policy, where),
+    });
   }
   return rows;
 }
@@ -284,7 +310,8 @@ function summarise(labelledFiles: readonly string[], outcomes: readonly Outcome[
     let category = categories.get(row.category);
     if (category === undefined) categories.set(row.category, (category = { rows: 0, missed: [] }));
     category.rows++;
-    if (isMiss(row.expected, verdict)) category.missed.push({ file: row.file, line: row.line, url: row.url, expected: row.expected, verdict, codes });
+    if (isMiss(row.expected, verdict))
+      category.missed.push({ file: row.file, line: row.line, url: row.url, expected: row.expected, verdict, codes });
   }
   const categoryResults = [...categories].map(([category, c]) => ({ category, rows: c.rows, misses: c.missed.length, missed: c.missed }));
   return {
@@ -323,7 +350,9 @@ function byFileReport(files: readonly LabelledFileResult[]): string[] {
   if (files.length < 2) return [];
   const out = ['', 'by file:'];
   for (const f of files) {
-    out.push(`  ${escapeText(f.file)}: ${f.rows} rows; malicious blocked ${f.blocked}/${f.malicious}; legitimate blocked ${f.legitimateBlocked}/${f.legitimate}; ${f.misses} missed`);
+    out.push(
+      `  ${escapeText(f.file)}: ${f.rows} rows; malicious blocked ${f.blocked}/${f.malicious}; legitimate blocked ${f.legitimateBlocked}/${f.legitimate}; ${f.misses} missed`,
+    );
   }
   return out;
 }
@@ -344,7 +373,9 @@ function humanReport(summary: EvalSummary): string {
   const { labelled } = summary;
   if (labelled.files.length > 0) {
     out.push(`labelled corpus: ${labelled.rows} rows from ${labelled.files.map(escapeText).join(', ')}`);
-    out.push(`  malicious  (expected block):      ${labelled.malicious.rows} rows, blocked ${labelled.malicious.blocked} — block rate ${percent(labelled.malicious.blockRate)}`);
+    out.push(
+      `  malicious  (expected block):      ${labelled.malicious.rows} rows, blocked ${labelled.malicious.blocked} — block rate ${percent(labelled.malicious.blockRate)}`,
+    );
     out.push(
       `  legitimate (expected allow/warn): ${labelled.legitimate.rows} rows, blocked ${labelled.legitimate.blocked} — false rejection rate ${percent(labelled.legitimate.falseRejectionRate)}; warned ${labelled.legitimate.warned}`,
     );
@@ -352,19 +383,26 @@ function humanReport(summary: EvalSummary): string {
     out.push('', 'misses by category:');
     const width = Math.max(8, ...labelled.categories.map((c) => c.category.length));
     out.push(`  ${'category'.padEnd(width)}  rows  misses`);
-    for (const c of labelled.categories) out.push(`  ${escapeText(c.category).padEnd(width)}  ${String(c.rows).padStart(4)}  ${String(c.misses).padStart(6)}`);
+    for (const c of labelled.categories)
+      out.push(`  ${escapeText(c.category).padEnd(width)}  ${String(c.rows).padStart(4)}  ${String(c.misses).padStart(6)}`);
     const missed = labelled.categories.flatMap((c) => c.missed.map((m) => ({ category: c.category, ...m })));
     if (missed.length > 0) {
       out.push('', 'missed rows:');
-      for (const m of missed) out.push(`  [${escapeText(m.category)}] ${escapeText(m.file)}:${m.line} expected ${m.expected}, got ${m.verdict}${m.codes.length > 0 ? ` (${m.codes.map(escapeText).join(', ')})` : ''}: ${shown(m.url)}`);
+      for (const m of missed)
+        out.push(
+          `  [${escapeText(m.category)}] ${escapeText(m.file)}:${m.line} expected ${m.expected}, got ${m.verdict}${m.codes.length > 0 ? ` (${m.codes.map(escapeText).join(', ')})` : ''}: ${shown(m.url)}`,
+        );
     }
   }
   if (summary.legitFiles.length > 0) {
     if (out.length > 0) out.push('');
     out.push('legitimate host lists:');
     for (const f of summary.legitFiles) {
-      out.push(`  ${escapeText(f.file)}: ${f.hosts} hosts, blocked ${f.blocked} — false rejection rate ${percent(f.hosts === 0 ? null : f.falseRejectionRate)}; warned ${f.warned}`);
-      for (const b of f.blockedHosts.slice(0, LEGIT_LISTED)) out.push(`    blocked ${shown(b.host)} (${b.codes.map(escapeText).join(', ')})`);
+      out.push(
+        `  ${escapeText(f.file)}: ${f.hosts} hosts, blocked ${f.blocked} — false rejection rate ${percent(f.hosts === 0 ? null : f.falseRejectionRate)}; warned ${f.warned}`,
+      );
+      for (const b of f.blockedHosts.slice(0, LEGIT_LISTED))
+        out.push(`    blocked ${shown(b.host)} (${b.codes.map(escapeText).join(', ')})`);
       if (f.blockedHosts.length > LEGIT_LISTED) out.push(`    … and ${f.blockedHosts.length - LEGIT_LISTED} more (--json lists all)`);
     }
   }
@@ -372,7 +410,12 @@ function humanReport(summary: EvalSummary): string {
     if (out.length > 0) out.push('');
     out.push(...formsReport(summary.forms));
   }
-  out.push('', summary.misses === 0 ? 'result: every labelled expectation met' : `result: ${summary.misses} labelled expectation${summary.misses === 1 ? '' : 's'} missed`);
+  out.push(
+    '',
+    summary.misses === 0
+      ? 'result: every labelled expectation met'
+      : `result: ${summary.misses} labelled expectation${summary.misses === 1 ? '' : 's'} missed`,
+  );
   return out.join('\n') + '\n';
 }
 
@@ -393,7 +436,8 @@ async function loadInputs(options: Options, cwd: string): Promise<Inputs> {
   return { labelled, hostLists, forms, basePolicy: run.document.base };
 }
 
-const errorCodes = (findings: readonly { code: string; severity: string }[]): string[] => findings.filter((f) => f.severity !== 'info').map((f) => f.code);
+const errorCodes = (findings: readonly { code: string; severity: string }[]): string[] =>
+  findings.filter((f) => f.severity !== 'info').map((f) => f.code);
 
 /** `eval`: block rate, false rejection rate and misses per category over labelled corpora and host lists. */
 export async function evalCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -436,7 +480,14 @@ export async function evalCommand(argv: readonly string[], io: CliIo): Promise<n
       } else if (verdict === 'warn') warned++;
       progress.tick();
     }
-    return { file: options.legit[index]!, hosts: hosts.length, blocked, warned, falseRejectionRate: hosts.length === 0 ? 0 : blocked / hosts.length, blockedHosts };
+    return {
+      file: options.legit[index]!,
+      hosts: hosts.length,
+      blocked,
+      warned,
+      falseRejectionRate: hosts.length === 0 ? 0 : blocked / hosts.length,
+      blockedHosts,
+    };
   });
   progress.end();
 

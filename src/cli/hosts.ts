@@ -84,9 +84,12 @@ export function parseConfig(text: string, file: string): Record<string, unknown>
   const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
     const { line, column } = lineColumn(text, errors[0]!.offset);
-    throw new ConfigSyntaxError(`${file}:${line}:${column}: ${printParseErrorCode(errors[0]!.error)}; fix the file (or restore its backup) and run again`);
+    throw new ConfigSyntaxError(
+      `${file}:${line}:${column}: ${printParseErrorCode(errors[0]!.error)}; fix the file (or restore its backup) and run again`,
+    );
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigSyntaxError(`${file}: the top level is not a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ConfigSyntaxError(`${file}: the top level is not a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -141,7 +144,10 @@ export function wrap(entry: StdioEntry, name: string, wrapper: Wrapper): { comma
   return { command: wrapper.command, args: [...own, '--', entry.command, ...(entry.args ?? [])] };
 }
 
-export type EntryKind = { readonly kind: 'stdio'; readonly entry: StdioEntry } | { readonly kind: 'remote'; readonly reason: string } | { readonly kind: 'invalid'; readonly reason: string };
+export type EntryKind =
+  | { readonly kind: 'stdio'; readonly entry: StdioEntry }
+  | { readonly kind: 'remote'; readonly reason: string }
+  | { readonly kind: 'invalid'; readonly reason: string };
 
 /** Sorts one server entry: a stdio server the proxy can wrap, a remote one, or something it cannot read. */
 export function classifyEntry(value: unknown): EntryKind {
@@ -156,14 +162,17 @@ export function classifyEntry(value: unknown): EntryKind {
   }
   if (type !== undefined && type !== 'stdio') return { kind: 'invalid', reason: `unknown server type ${JSON.stringify(type)}` };
   if (typeof entry.command !== 'string' || entry.command === '') return { kind: 'invalid', reason: 'no "command" to run' };
-  if (entry.args !== undefined && !(Array.isArray(entry.args) && entry.args.every((a) => typeof a === 'string'))) return { kind: 'invalid', reason: '"args" is not a list of strings' };
+  if (entry.args !== undefined && !(Array.isArray(entry.args) && entry.args.every((a) => typeof a === 'string')))
+    return { kind: 'invalid', reason: '"args" is not a list of strings' };
   return { kind: 'stdio', entry: { command: entry.command, ...(entry.args === undefined ? {} : { args: entry.args as string[] }) } };
 }
 
 /** Formatting for edits: follows the file's own indentation. */
 export function formattingOf(text: string): FormattingOptions {
   const indent = /\n([ \t]+)"/u.exec(text)?.[1] ?? '  ';
-  return indent.includes('\t') ? { insertSpaces: false, tabSize: 1, eol: text.includes('\r\n') ? '\r\n' : '\n' } : { insertSpaces: true, tabSize: indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+  return indent.includes('\t')
+    ? { insertSpaces: false, tabSize: 1, eol: text.includes('\r\n') ? '\r\n' : '\n' }
+    : { insertSpaces: true, tabSize: indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' };
 }
 
 /** Sets (or, with `undefined`, removes) the value at `path`, keeping everything else in the text. */

@@ -4,7 +4,19 @@ import { resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { loadPolicy } from '../policy/policy.js';
 import { GuardError } from '../protocol/errors.js';
-import { classifyEntry, ConfigSyntaxError, defaultConfigPath, HOSTS, isHostName, parseConfig, setAt, unwrap, wrap, type HostName, type StdioEntry } from './hosts.js';
+import {
+  classifyEntry,
+  ConfigSyntaxError,
+  defaultConfigPath,
+  HOSTS,
+  isHostName,
+  parseConfig,
+  setAt,
+  unwrap,
+  wrap,
+  type HostName,
+  type StdioEntry,
+} from './hosts.js';
 import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.js';
 
 const INSTALL_HELP = `usage:
@@ -58,7 +70,10 @@ interface InstallIo extends CliIo {
 interface Originals {
   readonly version: 1;
   readonly host: HostName;
-  readonly entries: Record<string, { readonly original: StdioEntry; readonly wrapped: { readonly command: string; readonly args: readonly string[] } }>;
+  readonly entries: Record<
+    string,
+    { readonly original: StdioEntry; readonly wrapped: { readonly command: string; readonly args: readonly string[] } }
+  >;
 }
 
 export function originalsPath(config: string): string {
@@ -68,7 +83,8 @@ export function originalsPath(config: string): string {
 function readOriginals(config: string, host: HostName): Originals {
   try {
     const parsed = JSON.parse(readFileSync(originalsPath(config), 'utf8')) as Originals;
-    if (parsed.version === 1 && typeof parsed.entries === 'object' && parsed.entries !== null) return { version: 1, host, entries: { ...parsed.entries } };
+    if (parsed.version === 1 && typeof parsed.entries === 'object' && parsed.entries !== null)
+      return { version: 1, host, entries: { ...parsed.entries } };
   } catch {
     // none yet (or unreadable: entries are then unwrapped from their own arguments)
   }
@@ -87,13 +103,20 @@ function target(values: { host?: string | undefined; config?: string | undefined
   if (values.host === undefined) throw new UsageError(`${verb} needs --host claude-desktop, vscode or cursor`);
   if (!isHostName(values.host)) throw new UsageError(`unknown --host ${JSON.stringify(values.host)}: claude-desktop, vscode or cursor`);
   const host = values.host;
-  const file = values.config === undefined ? defaultConfigPath(host, { platform: io.platform ?? process.platform, home: io.home ?? homedir(), env: io.env ?? process.env }) : resolve(io.cwd, values.config);
+  const file =
+    values.config === undefined
+      ? defaultConfigPath(host, { platform: io.platform ?? process.platform, home: io.home ?? homedir(), env: io.env ?? process.env })
+      : resolve(io.cwd, values.config);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'ENOENT' ? `no ${HOSTS[host].label} config at ${file}: add a server in ${HOSTS[host].label} first, or pass --config FILE` : `cannot read ${file}: ${code ?? (error as Error).message}`);
+    throw new UsageError(
+      code === 'ENOENT'
+        ? `no ${HOSTS[host].label} config at ${file}: add a server in ${HOSTS[host].label} first, or pass --config FILE`
+        : `cannot read ${file}: ${code ?? (error as Error).message}`,
+    );
   }
   let config: Record<string, unknown>;
   try {
@@ -109,7 +132,10 @@ function target(values: { host?: string | undefined; config?: string | undefined
 }
 
 function timestamp(now: Date): string {
-  return now.toISOString().replace(/[-:]/gu, '').replace(/\.\d+Z$/u, 'Z');
+  return now
+    .toISOString()
+    .replace(/[-:]/gu, '')
+    .replace(/\.\d+Z$/u, 'Z');
 }
 
 /** Writes through a temporary file and a rename, keeping the file's mode; a backup of the old bytes first. */
@@ -197,14 +223,17 @@ export async function installCommand(argv: readonly string[], io: InstallIo): Pr
   if (policyFile !== undefined && missing.length > 0) {
     policyText = readFileSync(policyFile, 'utf8');
     for (const name of missing) policyText = setAt(policyText, ['servers', name], {});
-    report.push(`policy ${policyFile}: adds ${missing.map((n) => `servers.${JSON.stringify(n)} = {}`).join(', ')} (the top-level settings apply)`);
+    report.push(
+      `policy ${policyFile}: adds ${missing.map((n) => `servers.${JSON.stringify(n)} = {}`).join(', ')} (the top-level settings apply)`,
+    );
   }
 
   const changed = text !== t.text;
   if (values['dry-run'] === true) {
     writeLine(io.stdout, report.join('\n'));
     if (changed) io.stdout.write(diff(t.file, t.text, text, 'after install'));
-    if (policyText !== null && policyFile !== undefined) io.stdout.write(diff(policyFile, readFileSync(policyFile, 'utf8'), policyText, 'after install'));
+    if (policyText !== null && policyFile !== undefined)
+      io.stdout.write(diff(policyFile, readFileSync(policyFile, 'utf8'), policyText, 'after install'));
     writeLine(io.stdout, changed || policyText !== null ? 'dry run: nothing was written' : 'nothing to change');
     return Exit.ok;
   }
@@ -230,7 +259,8 @@ export async function uninstallCommand(argv: readonly string[], io: InstallIo): 
     return Exit.ok;
   }
   if (positionals.length > 0) throw new UsageError('uninstall takes no positional arguments');
-  if (values.policy !== undefined || values.command !== undefined) throw new UsageError('uninstall takes only --host, --config and --dry-run');
+  if (values.policy !== undefined || values.command !== undefined)
+    throw new UsageError('uninstall takes only --host, --config and --dry-run');
   const t = target(values, io, 'uninstall');
   const serversKey = HOSTS[t.host].serversKey;
   const originals = readOriginals(t.file, t.host);
@@ -242,7 +272,10 @@ export async function uninstallCommand(argv: readonly string[], io: InstallIo): 
     const wrapped = unwrap(kind.entry);
     if (wrapped === null) continue;
     const recorded = originals.entries[name];
-    const unchanged = recorded !== undefined && recorded.wrapped.command === kind.entry.command && JSON.stringify(recorded.wrapped.args) === JSON.stringify(kind.entry.args ?? []);
+    const unchanged =
+      recorded !== undefined &&
+      recorded.wrapped.command === kind.entry.command &&
+      JSON.stringify(recorded.wrapped.args) === JSON.stringify(kind.entry.args ?? []);
     const restore: StdioEntry = unchanged ? recorded.original : wrapped.inner;
     text = setAt(text, [serversKey, name, 'command'], restore.command);
     text = setAt(text, [serversKey, name, 'args'], restore.args === undefined ? undefined : [...restore.args]);

@@ -11,7 +11,11 @@ export interface Judgement {
   readonly display: UrlDisplay | null;
 }
 
-const INTERNAL_FINDING: Finding = { code: GuardCode.internal, severity: 'error', message: 'the URL check failed internally; the URL is blocked' };
+const INTERNAL_FINDING: Finding = {
+  code: GuardCode.internal,
+  severity: 'error',
+  message: 'the URL check failed internally; the URL is blocked',
+};
 const INTERNAL_FAILURE: Judgement = Object.freeze({ verdict: 'block', findings: Object.freeze([INTERNAL_FINDING]), display: null });
 
 /** `analyzeUrl`, failing closed: a throw never lets a URL through, it blocks it. */

@@ -46,7 +46,8 @@ export interface ServeIo extends CliIo {
 /** Parses `--port N` (0 … 65535). */
 export function parsePort(value: string, flag: string): number {
   const port = Number(value);
-  if (!/^[0-9]+$/.test(value) || !Number.isInteger(port) || port > 65535) throw new UsageError(`${flag} must be a port number from 0 to 65535`);
+  if (!/^[0-9]+$/.test(value) || !Number.isInteger(port) || port > 65535)
+    throw new UsageError(`${flag} must be a port number from 0 to 65535`);
   return port;
 }
 
@@ -60,7 +61,9 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   if (positionals.length > 0) throw new UsageError('ledger serve takes no positional arguments');
   const port = values.port === undefined ? 0 : parsePort(values.port, '--port');
   const env = io.env ?? process.env;
-  const spec = values.ledger ?? (env.MCP_GUARD_LEDGER !== undefined && env.MCP_GUARD_LEDGER !== '' ? env.MCP_GUARD_LEDGER : defaultLedgerPath(env, homedir()));
+  const spec =
+    values.ledger ??
+    (env.MCP_GUARD_LEDGER !== undefined && env.MCP_GUARD_LEDGER !== '' ? env.MCP_GUARD_LEDGER : defaultLedgerPath(env, homedir()));
   let location: LedgerLocation;
   try {
     location = parseLedgerSpec(spec, io.cwd);
@@ -68,7 +71,10 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
     throw new UsageError((error as Error).message);
   }
   if (location.kind === 'sqlite' && !ledgerExists(location)) {
-    writeLine(io.stderr, `mcp-elicitation-guard ledger serve: no ledger at ${location.display} (the proxy creates it on first use; pass --ledger FILE or --ledger memory)`);
+    writeLine(
+      io.stderr,
+      `mcp-elicitation-guard ledger serve: no ledger at ${location.display} (the proxy creates it on first use; pass --ledger FILE or --ledger memory)`,
+    );
     return Exit.usage;
   }
   let ledger: Ledger;
@@ -80,7 +86,12 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   }
   // The rollback switch the proxies follow: beside a SQLite ledger file, in the state directory for a
   // PostgreSQL ledger (the proxies of this machine), none for a ledger in memory.
-  const switchDir = location.kind === 'sqlite' ? dirname(location.target) : location.kind === 'postgres' ? dirname(defaultLedgerPath(env, homedir())) : null;
+  const switchDir =
+    location.kind === 'sqlite'
+      ? dirname(location.target)
+      : location.kind === 'postgres'
+        ? dirname(defaultLedgerPath(env, homedir()))
+        : null;
   const listenAnywhere = values['listen-anywhere'] === true;
   // Loaded here so the other commands never load the web server.
   const { startQueryPage } = await import('../ui/server.js');
@@ -89,19 +100,35 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   const rollback = switchDir === null ? null : fileRollback(new RollbackFile(switchDir, io.clock), null);
   let page: QueryPageServer;
   try {
-    page = await startQueryPage({ ledger, port, listenAnywhere, rollback, log: (line) => writeLine(io.stderr, line), ...(io.clock === undefined ? {} : { clock: io.clock }) });
+    page = await startQueryPage({
+      ledger,
+      port,
+      listenAnywhere,
+      rollback,
+      log: (line) => writeLine(io.stderr, line),
+      ...(io.clock === undefined ? {} : { clock: io.clock }),
+    });
   } catch (error) {
     await ledger.close();
     writeLine(io.stderr, `mcp-elicitation-guard ledger serve: cannot listen: ${(error as Error).message}`);
     return Exit.usage;
   }
-  if (listenAnywhere) writeLine(io.stderr, `mcp-elicitation-guard ledger serve: WARNING: listening on every address (port ${page.port}); anyone who can reach this machine and has the key can change flows`);
+  if (listenAnywhere)
+    writeLine(
+      io.stderr,
+      `mcp-elicitation-guard ledger serve: WARNING: listening on every address (port ${page.port}); anyone who can reach this machine and has the key can change flows`,
+    );
   // Printed once: the key is in this line only, and opening it swaps it for a cookie.
   writeLine(io.stdout, `query page: ${page.accessUrl}`);
-  writeLine(io.stderr, `mcp-elicitation-guard ledger serve: serving ${location.kind === 'memory' ? 'an in-memory ledger' : `the ledger ${location.display}`} at ${page.url}/ (Ctrl-C stops it)`);
+  writeLine(
+    io.stderr,
+    `mcp-elicitation-guard ledger serve: serving ${location.kind === 'memory' ? 'an in-memory ledger' : `the ledger ${location.display}`} at ${page.url}/ (Ctrl-C stops it)`,
+  );
   if (values.open === true) {
     const open = io.openUrl ?? (async (url: string) => void (await (await import('open')).default(url)));
-    await open(page.accessUrl).catch((error: unknown) => writeLine(io.stderr, `mcp-elicitation-guard ledger serve: cannot open a browser (${(error as Error).message}); open the link above`));
+    await open(page.accessUrl).catch((error: unknown) =>
+      writeLine(io.stderr, `mcp-elicitation-guard ledger serve: cannot open a browser (${(error as Error).message}); open the link above`),
+    );
   }
   const signals = io.signals ?? process;
   await new Promise<void>((done) => {

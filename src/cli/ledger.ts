@@ -64,7 +64,11 @@ export async function ledgerCommand(argv: readonly string[], io: CliIo): Promise
       else writeLine(io.stderr, `no ledger at ${parsed.file}`);
       return Exit.ok;
     }
-    return refuse(io, parsed.json, new GuardError(GuardCode.unknownNavigation, `no navigation record "${parsed.id}" (no ledger at ${parsed.file})`, { id: parsed.id }));
+    return refuse(
+      io,
+      parsed.json,
+      new GuardError(GuardCode.unknownNavigation, `no navigation record "${parsed.id}" (no ledger at ${parsed.file})`, { id: parsed.id }),
+    );
   }
   let ledger: Ledger;
   try {
@@ -100,13 +104,15 @@ function parse(argv: readonly string[], io: CliIo): Parsed {
   }
   if (sub === 'list' && rest.length > 0) throw new UsageError('ledger list takes no positional arguments');
   if (sub !== 'list' && rest.length !== 1) throw new UsageError(`ledger ${sub} takes exactly one ID`);
-  if (sub !== 'list' && (values.state !== undefined || values.limit !== undefined)) throw new UsageError('--state and --limit belong to ledger list');
+  if (sub !== 'list' && (values.state !== undefined || values.limit !== undefined))
+    throw new UsageError('--state and --limit belong to ledger list');
   const state = values.state;
   if (state !== undefined && !isFlowState(state)) throw new UsageError(`--state must be one of ${FLOW_STATES.join(', ')}`);
   let limit: number | undefined;
   if (values.limit !== undefined) {
     limit = Number(values.limit);
-    if (!/^[0-9]+$/.test(values.limit) || !Number.isSafeInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer');
+    if (!/^[0-9]+$/.test(values.limit) || !Number.isSafeInteger(limit) || limit < 1)
+      throw new UsageError('--limit must be a positive integer');
   }
   const env = process.env['MCP_GUARD_LEDGER'];
   const spec = values.ledger ?? (env !== undefined && env !== '' ? env : defaultLedgerPath(process.env, homedir()));
@@ -120,7 +126,10 @@ function parse(argv: readonly string[], io: CliIo): Parsed {
 }
 
 async function list(ledger: Ledger, parsed: Parsed, io: CliIo): Promise<number> {
-  const query = { ...(parsed.state !== undefined ? { state: parsed.state } : {}), ...(parsed.limit !== undefined ? { limit: parsed.limit } : {}) };
+  const query = {
+    ...(parsed.state !== undefined ? { state: parsed.state } : {}),
+    ...(parsed.limit !== undefined ? { limit: parsed.limit } : {}),
+  };
   const flows = await ledger.listNavigations(query);
   if (parsed.json) {
     writeLine(io.stdout, JSON.stringify(flows.map(summary), null, 2));
@@ -130,10 +139,24 @@ async function list(ledger: Ledger, parsed: Parsed, io: CliIo): Promise<number> 
     writeLine(io.stderr, 'no flows');
     return Exit.ok;
   }
-  const rows = flows.map((f) => [f.record.id, f.flow.state, printable(f.record.server.name ?? f.record.server.key ?? '-'), hostOf(f), iso(f.record.createdAt), iso(f.record.expiresAt)]);
+  const rows = flows.map((f) => [
+    f.record.id,
+    f.flow.state,
+    printable(f.record.server.name ?? f.record.server.key ?? '-'),
+    hostOf(f),
+    iso(f.record.createdAt),
+    iso(f.record.expiresAt),
+  ]);
   const header = ['ID', 'STATE', 'SERVER', 'TARGET', 'CREATED', 'EXPIRES'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const row of [header, ...rows]) writeLine(io.stdout, row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const row of [header, ...rows])
+    writeLine(
+      io.stdout,
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
   return Exit.ok;
 }
 
@@ -144,7 +167,8 @@ async function show(ledger: Ledger, id: string, json: boolean, io: CliIo): Promi
   // The business receipts that rest on this flow's consent: the original operation it let through.
   const mine = new Set(consents.map((c) => c.id));
   const digest = stored.record.originalRequestDigest;
-  const business = digest === null ? [] : (await ledger.listBusinessReceipts(digest)).filter((b) => b.requirementReceiptIds.some((c) => mine.has(c)));
+  const business =
+    digest === null ? [] : (await ledger.listBusinessReceipts(digest)).filter((b) => b.requirementReceiptIds.some((c) => mine.has(c)));
   if (json) {
     writeLine(io.stdout, JSON.stringify({ record: stored.record, flow: stored.flow, history, consents, business }, null, 2));
     return Exit.ok;
@@ -166,9 +190,15 @@ async function show(ledger: Ledger, id: string, json: boolean, io: CliIo): Promi
     'history:',
     ...history.map((t) => `  ${iso(t.at)}  ${t.from ?? '(recorded)'} → ${t.to}${t.trigger === null ? '' : ` on ${t.trigger}`}`),
     'consent receipts:',
-    ...(consents.length === 0 ? ['  none'] : consents.map((c) => `  ${iso(c.at)}  ${c.decision.padEnd(7)}  ${c.id}  shown sha256 ${c.shownDigest}`)),
+    ...(consents.length === 0
+      ? ['  none']
+      : consents.map((c) => `  ${iso(c.at)}  ${c.decision.padEnd(7)}  ${c.id}  shown sha256 ${c.shownDigest}`)),
     'business receipts:',
-    ...(business.length === 0 ? ['  none'] : business.map((b) => `  ${iso(b.at)}  ${b.lineage.kind.padEnd(11)}  ${b.id}  retry ${b.retryGeneration}  response sha256 ${b.responseDigest}`)),
+    ...(business.length === 0
+      ? ['  none']
+      : business.map(
+          (b) => `  ${iso(b.at)}  ${b.lineage.kind.padEnd(11)}  ${b.id}  retry ${b.retryGeneration}  response sha256 ${b.responseDigest}`,
+        )),
   ];
   for (const line of lines) writeLine(io.stdout, line);
   return Exit.ok;
@@ -211,5 +241,8 @@ function iso(ms: number): string {
 
 /** Server-chosen text on a terminal: control and bidi characters are shown escaped, never obeyed. */
 function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`,
+  );
 }

@@ -16,8 +16,14 @@ const commands: Record<string, { run: Command; summary: string }> = {
   'check-url': { run: checkUrlCommand, summary: 'check-url [--policy FILE] [--json] URL... | check-url --jsonl < urls.jsonl' },
   eval: { run: evalCommand, summary: 'eval --urls FILE.jsonl [--legit FILE.txt] [--forms FILE.jsonl] [--policy FILE] [--json]' },
   policy: { run: policyCommand, summary: 'policy validate FILE | policy init [FILE] | policy schema [--out FILE]' },
-  proxy: { run: proxyCommand, summary: 'proxy [--policy FILE] [--ledger FILE] [--audit FILE] [--subject ID] [--ui [PORT]] -- <server command> [args...]' },
-  ledger: { run: ledgerCommand, summary: 'ledger list | show ID | recover ID | confirm ID | cancel ID [--ledger FILE] [--json] | serve [--port N] [--open]' },
+  proxy: {
+    run: proxyCommand,
+    summary: 'proxy [--policy FILE] [--ledger FILE] [--audit FILE] [--subject ID] [--ui [PORT]] -- <server command> [args...]',
+  },
+  ledger: {
+    run: ledgerCommand,
+    summary: 'ledger list | show ID | recover ID | confirm ID | cancel ID [--ledger FILE] [--json] | serve [--port N] [--open]',
+  },
   install: { run: installCommand, summary: 'install --host claude-desktop|vscode|cursor [--config FILE] [--policy FILE] [--dry-run]' },
   audit: { run: auditCommand, summary: 'audit show|tail|summary FILE [--server KEY] [--type T] [--since TIME] [--until TIME] [-f]' },
   doctor: { run: doctorCommand, summary: 'doctor [--policy FILE] [--ledger FILE] [--host NAME [--config FILE]]' },
@@ -66,7 +72,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 }
 
 if (isMainModule(import.meta.url)) {
-  const io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, isTTY: process.stdout.isTTY === true, cwd: process.cwd() };
+  const io: CliIo = {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    isTTY: process.stdout.isTTY === true,
+    cwd: process.cwd(),
+  };
   main(process.argv.slice(2), io).then(
     (code) => {
       process.exitCode = code;

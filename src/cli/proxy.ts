@@ -103,10 +103,12 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
   }
   if (positionals.length > 0) throw new UsageError('put the server command after "--"');
   const level = values['log-level'] ?? 'warn';
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(level)})`);
   const threshold = level as LogLevel;
   const url = values['upstream-url'];
-  if ((url === undefined) === (serverCommand.length === 0)) throw new UsageError('give either a server command after "--" or --upstream-url URL');
+  if ((url === undefined) === (serverCommand.length === 0))
+    throw new UsageError('give either a server command after "--" or --upstream-url URL');
   let upstream: Upstream;
   if (url !== undefined) {
     let parsed: URL;
@@ -133,12 +135,16 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
     const hint = nearest(values.server, keys);
     throw new UsageError(
       `--server ${JSON.stringify(values.server)} is not a key of the policy's "servers"${hint === null ? '' : ` (did you mean ${JSON.stringify(hint)}?)`}; ` +
-        (keys.length === 0 ? 'the policy has no "servers" entries: add one, e.g. "servers": { ' + JSON.stringify(values.server) + ': {} }' : `its keys: ${keys.map((k) => JSON.stringify(k)).join(', ')}`),
+        (keys.length === 0
+          ? 'the policy has no "servers" entries: add one, e.g. "servers": { ' + JSON.stringify(values.server) + ': {} }'
+          : `its keys: ${keys.map((k) => JSON.stringify(k)).join(', ')}`),
     );
   }
   // A ledger the proxy cannot start with is said whatever the log level.
   const ledgerSpec = values.ledger ?? nonEmpty((io.env ?? process.env)['MCP_GUARD_LEDGER']);
-  const ledger = await openProxyLedger(ledgerSpec, io, (line) => (line.includes('cannot use the ledger') ? writeLine(io.stderr, line) : log(line)));
+  const ledger = await openProxyLedger(ledgerSpec, io, (line) =>
+    line.includes('cannot use the ledger') ? writeLine(io.stderr, line) : log(line),
+  );
   if (ledger === null) return Exit.usage;
   const audit: AuditLog | null = values.audit === undefined ? null : createAuditLog(resolve(io.cwd, values.audit));
   let proxy: ElicitationProxy | null = null;
@@ -229,7 +235,10 @@ function uiDirectory(option: string | undefined, io: ProxyIo): string {
  * a host keeps the proxy's stderr in its log files, and a secret must not reach a log. The page is
  * a convenience: when it cannot start, the proxy says so and runs without it.
  */
-async function startUi(port: number, options: { ledger: Ledger; guard: Guard; rollback: RollbackControl; log: (line: string) => void; dir: string }): Promise<{ page: QueryPageServer; accessFile: string } | null> {
+async function startUi(
+  port: number,
+  options: { ledger: Ledger; guard: Guard; rollback: RollbackControl; log: (line: string) => void; dir: string },
+): Promise<{ page: QueryPageServer; accessFile: string } | null> {
   let page: QueryPageServer;
   try {
     const { startQueryPage } = await import('../ui/server.js');
@@ -245,7 +254,9 @@ async function startUi(port: number, options: { ledger: Ledger; guard: Guard; ro
     chmodSync(accessFile, 0o600);
   } catch (error) {
     await page.close();
-    options.log(`mcp-elicitation-guard proxy: cannot write the query page's access link to ${accessFile} (${(error as Error).message}); running without the page`);
+    options.log(
+      `mcp-elicitation-guard proxy: cannot write the query page's access link to ${accessFile} (${(error as Error).message}); running without the page`,
+    );
     return null;
   }
   options.log(`mcp-elicitation-guard proxy: query page at ${page.url}/ (open the access link in ${accessFile})`);
@@ -270,7 +281,10 @@ async function openProxyLedger(option: string | undefined, io: ProxyIo, log: (li
     try {
       const ledger = await openLedger(location, { lazy: true });
       const health = (ledger as { health?: () => { up: boolean; reason: string | null } }).health?.();
-      if (health !== undefined && !health.up) log(`mcp-elicitation-guard proxy: the ledger at ${location.display} cannot be reached yet (${health.reason ?? 'unknown'}); URL elicitations fail closed until it answers`);
+      if (health !== undefined && !health.up)
+        log(
+          `mcp-elicitation-guard proxy: the ledger at ${location.display} cannot be reached yet (${health.reason ?? 'unknown'}); URL elicitations fail closed until it answers`,
+        );
       return ledger;
     } catch (error) {
       log(`mcp-elicitation-guard proxy: cannot use the ledger at ${location.display}: ${(error as Error).message}`);
@@ -281,7 +295,9 @@ async function openProxyLedger(option: string | undefined, io: ProxyIo, log: (li
     return await openLedger(location, { createDirectories: true });
   } catch (error) {
     // The guard must not stop a host from working because receipts cannot be made durable: it says so.
-    log(`mcp-elicitation-guard proxy: cannot open the SQLite ledger ${location.target} (${(error as Error).message}); receipts are kept in memory only`);
+    log(
+      `mcp-elicitation-guard proxy: cannot open the SQLite ledger ${location.target} (${(error as Error).message}); receipts are kept in memory only`,
+    );
     return new MemoryLedger();
   }
 }

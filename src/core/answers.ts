@@ -56,14 +56,22 @@ function withhold(ctx: Translation, response: JsonRpcResponse, reason: string, c
 function onHandshakeAnswer(ctx: Translation, response: JsonRpcResponse, urlRequired: boolean): Decision {
   const session = ctx.session;
   session.handshakeId = null;
-  if (urlRequired) return replaceRequirement(ctx, response, GuardCode.modeNotNegotiated, 'The server answered the handshake with a URL elicitation requirement (-32042); URL mode is not negotiated before it completes.');
+  if (urlRequired)
+    return replaceRequirement(
+      ctx,
+      response,
+      GuardCode.modeNotNegotiated,
+      'The server answered the handshake with a URL elicitation requirement (-32042); URL mode is not negotiated before it completes.',
+    );
   if ('error' in response) return forward(response);
   const answer = ctx.codec.readHandshakeAnswer(response);
   session.protocolVersion = answer.protocolVersion;
   // The server names itself: a secret-shaped name never reaches an event.
   session.serverName = answer.name === null ? null : redact(answer.name);
   session.serverVersion = answer.version === null ? null : redact(answer.version);
-  return forward(response, [ctx.report.event({ type: 'session.initialized', protocolVersion: session.protocolVersion, modes: session.modes })]);
+  return forward(response, [
+    ctx.report.event({ type: 'session.initialized', protocolVersion: session.protocolVersion, modes: session.modes }),
+  ]);
 }
 
 /** The host answers a server request: an elicitation answer is checked before it leaves. */
@@ -86,7 +94,12 @@ export function onAnswer(ctx: Translation, response: JsonRpcResponse): Decision 
       // URL mode never carries data back: "the content field is omitted".
       return forward(action === 'accept' ? codec.withoutContent(response as JsonRpcResult) : response);
     case 'override': {
-      const event = ctx.report.event({ type: 'response.withheld', code: GuardCode.illegalTransition, requestId: id, reason: ruling.reason });
+      const event = ctx.report.event({
+        type: 'response.withheld',
+        code: GuardCode.illegalTransition,
+        requestId: id,
+        reason: ruling.reason,
+      });
       return forward(codec.elicitationAnswer(id, ruling.action), [event]);
     }
     case 'form': {
@@ -99,6 +112,12 @@ export function onAnswer(ctx: Translation, response: JsonRpcResponse): Decision 
 
 function withholdContent(ctx: Translation, id: JsonRpcId, withheld: Withheld): Decision {
   ctx.metrics.contentWithheld += 1;
-  const event = ctx.report.event({ type: 'content.withheld', code: withheld.code, requestId: id, fields: withheld.fields, findings: withheld.findings });
+  const event = ctx.report.event({
+    type: 'content.withheld',
+    code: withheld.code,
+    requestId: id,
+    fields: withheld.fields,
+    findings: withheld.findings,
+  });
   return forward(ctx.codec.elicitationAnswer(id, 'cancel'), [event]);
 }

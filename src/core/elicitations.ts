@@ -43,10 +43,19 @@ export function onElicitation(ctx: Translation, request: JsonRpcRequest): Decisi
   const read = ctx.codec.readElicitation(request);
   if (!read.ok) return refuse(ctx, request, null, { code: GuardCode.invalidParams, reason: read.reason, findings: [] });
   const mode = read.mode;
-  if (!session.initialized) return refuse(ctx, request, mode, { code: GuardCode.modeNotNegotiated, reason: `${mode}-mode elicitation before initialization completed.`, findings: [] });
+  if (!session.initialized)
+    return refuse(ctx, request, mode, {
+      code: GuardCode.modeNotNegotiated,
+      reason: `${mode}-mode elicitation before initialization completed.`,
+      findings: [],
+    });
   if (!hasMode(session.modes, mode)) {
     const why = hasMode(session.declared, mode) ? 'the client policy disables it' : 'the client did not declare it';
-    return refuse(ctx, request, mode, { code: GuardCode.modeNotNegotiated, reason: `${mode}-mode elicitation was not negotiated (${why}).`, findings: [] });
+    return refuse(ctx, request, mode, {
+      code: GuardCode.modeNotNegotiated,
+      reason: `${mode}-mode elicitation was not negotiated (${why}).`,
+      findings: [],
+    });
   }
   if (read.invalid !== null) return refuse(ctx, request, mode, { code: GuardCode.invalidParams, reason: read.invalid, findings: [] });
   return mode === 'form' ? onFormElicitation(ctx, request, read) : onUrlElicitation(ctx, request, read);
@@ -60,14 +69,31 @@ function onFormElicitation(ctx: Translation, request: JsonRpcRequest, read: Elic
   if (sensitive.length > 0) {
     const fields = sensitive.map((f) => ({ name: f.name, class: f.class, reasons: f.reasons }));
     const digest = judged.audit.schemaDigest === undefined ? {} : { schemaDigest: judged.audit.schemaDigest };
-    events.push(ctx.report.event({ type: 'form.sensitive', action: judged.blocked ? 'blocked' : 'audited', requestId: request.id, fields, ...digest }));
+    events.push(
+      ctx.report.event({
+        type: 'form.sensitive',
+        action: judged.blocked ? 'blocked' : 'audited',
+        requestId: request.id,
+        fields,
+        ...digest,
+      }),
+    );
     if (judged.blocked) ctx.metrics.sensitiveFieldsBlocked += sensitive.length;
     else ctx.metrics.sensitiveFieldsLetThrough += sensitive.length;
   }
   if (judged.refusal !== null) return refuse(ctx, request, 'form', judged.refusal, events);
   ctx.book.serverRequest(request, ctx.codec.pendingOf(read));
   ctx.metrics.elicitationsForwarded += 1;
-  events.push(ctx.report.event({ type: 'elicitation.forwarded', mode: 'form', requestId: request.id, verdict: judged.audit.verdict, findings: judged.codes, host: null }));
+  events.push(
+    ctx.report.event({
+      type: 'elicitation.forwarded',
+      mode: 'form',
+      requestId: request.id,
+      verdict: judged.audit.verdict,
+      findings: judged.codes,
+      host: null,
+    }),
+  );
   return forward(ctx.codec.toHost(request, read, GuardMetaKey.formAudit, judged.audit), events);
 }
 
@@ -75,8 +101,17 @@ function onUrlElicitation(ctx: Translation, request: JsonRpcRequest, read: Elici
   if (ctx.policy.issuing === 'stopped') {
     ctx.metrics.elicitationsRefused += 1;
     const reason = 'URL elicitations are stopped by policy (issuing: "stopped").';
-    const event = ctx.report.event({ type: 'elicitation.refused', code: GuardCode.issuingStopped, mode: 'url', requestId: request.id, reason, findings: [] });
-    const meta = { [GuardMetaKey.urlAnalysis]: { code: GuardCode.issuingStopped, reason: 'URL elicitations are stopped by the client policy.' } };
+    const event = ctx.report.event({
+      type: 'elicitation.refused',
+      code: GuardCode.issuingStopped,
+      mode: 'url',
+      requestId: request.id,
+      reason,
+      findings: [],
+    });
+    const meta = {
+      [GuardMetaKey.urlAnalysis]: { code: GuardCode.issuingStopped, reason: 'URL elicitations are stopped by the client policy.' },
+    };
     return reply(ctx.codec.elicitationAnswer(request.id, 'decline', meta), [event]);
   }
   if (ctx.policy.subject.required && ctx.subject === null) {
@@ -86,21 +121,42 @@ function onUrlElicitation(ctx: Translation, request: JsonRpcRequest, read: Elici
   const { analysis, codes, refusal } = judgeUrl(read.url, ctx.policy);
   const exceptions = exceptionEvents(ctx, analysis, request.id);
   if (refusal !== null) return refuse(ctx, request, 'url', refusal, exceptions);
-  const presented = { elicitationId: read.elicitationId, url: read.url, message: read.message, analysis, server: ctx.server(), subject: ctx.subject };
+  const presented = {
+    elicitationId: read.elicitationId,
+    url: read.url,
+    message: read.message,
+    analysis,
+    server: ctx.server(),
+    subject: ctx.subject,
+  };
   ctx.book.presented(request.id, { ...presented, relatedTaskId: read.relatedTaskId });
   ctx.metrics.elicitationsForwarded += 1;
-  const event = ctx.report.event({ type: 'elicitation.forwarded', mode: 'url', requestId: request.id, verdict: analysis.verdict, findings: codes, host: analysis.display.hostAscii });
+  const event = ctx.report.event({
+    type: 'elicitation.forwarded',
+    mode: 'url',
+    requestId: request.id,
+    verdict: analysis.verdict,
+    findings: codes,
+    host: analysis.display.hostAscii,
+  });
   return forward(ctx.codec.toHost(request, read, GuardMetaKey.urlAnalysis, analysis), [...exceptions, event]);
 }
 
 /** The `url.allow` rules and `url.onBlock: "audit"` an analysis used, as events (issue 13). */
 function exceptionEvents(ctx: Translation, analysis: UrlAnalysis, requestId: string | number): GuardEvent[] {
   const events = (analysis.exceptions ?? []).map((use) => ctx.report.event({ ...use, requestId }));
-  if (analysis.audited !== undefined) events.push(ctx.report.event({ type: 'url.audited', requestId, host: analysis.display.hostAscii, findings: analysis.audited }));
+  if (analysis.audited !== undefined)
+    events.push(ctx.report.event({ type: 'url.audited', requestId, host: analysis.display.hostAscii, findings: analysis.audited }));
   return events;
 }
 
-function refuse(ctx: Translation, request: JsonRpcRequest, mode: ElicitationMode | null, refusal: Refusal, events: GuardEvent[] = []): Decision {
+function refuse(
+  ctx: Translation,
+  request: JsonRpcRequest,
+  mode: ElicitationMode | null,
+  refusal: Refusal,
+  events: GuardEvent[] = [],
+): Decision {
   ctx.metrics.elicitationsRefused += 1;
   const { code, reason, findings } = refusal;
   events.push(ctx.report.event({ type: 'elicitation.refused', code, mode, requestId: request.id, reason, findings }));
@@ -113,7 +169,14 @@ export function idInUse(ctx: Translation): Decision {
 }
 
 /** A URL-elicitation requirement the host must not see: a plain error in its place. */
-export function replaceRequirement(ctx: Translation, response: JsonRpcResponse, code: GuardCode, message: string, removed = 0, findings: readonly string[] = []): Decision {
+export function replaceRequirement(
+  ctx: Translation,
+  response: JsonRpcResponse,
+  code: GuardCode,
+  message: string,
+  removed = 0,
+  findings: readonly string[] = [],
+): Decision {
   ctx.metrics.urlRequiredFiltered += 1;
   const event = ctx.report.event({ type: 'url-required.filtered', requestId: response.id as JsonRpcId, code, kept: 0, removed, findings });
   return forward(ctx.codec.guardError(response.id, code, 'host', message), [event]);
@@ -126,31 +189,80 @@ export function replaceRequirement(ctx: Translation, response: JsonRpcResponse, 
  */
 export function onUrlRequired(ctx: Translation, response: JsonRpcError, original: RequestEvent): Decision {
   if (!ctx.session.modes.url) {
-    return replaceRequirement(ctx, response, GuardCode.modeNotNegotiated, 'The server answered with a URL elicitation requirement (-32042), but URL mode was not negotiated; the request failed.');
+    return replaceRequirement(
+      ctx,
+      response,
+      GuardCode.modeNotNegotiated,
+      'The server answered with a URL elicitation requirement (-32042), but URL mode was not negotiated; the request failed.',
+    );
   }
   if (ctx.policy.issuing === 'stopped') {
-    return replaceRequirement(ctx, response, GuardCode.issuingStopped, 'The server requires a URL elicitation, but URL elicitations are stopped by the client policy.');
+    return replaceRequirement(
+      ctx,
+      response,
+      GuardCode.issuingStopped,
+      'The server requires a URL elicitation, but URL elicitations are stopped by the client policy.',
+    );
   }
   const entries = ctx.codec.readRequirement(response);
   if (entries === null || entries.length === 0) {
-    return replaceRequirement(ctx, response, GuardCode.invalidParams, 'The server sent a URL elicitation requirement (-32042) without a list of elicitations.');
+    return replaceRequirement(
+      ctx,
+      response,
+      GuardCode.invalidParams,
+      'The server sent a URL elicitation requirement (-32042) without a list of elicitations.',
+    );
   }
   const { kept, findings } = judgeRequirement(entries, ctx.policy);
   const removed = entries.length - kept.length;
   if (kept.length === 0) {
     const code = findings.some((c) => c !== GuardCode.invalidParams) ? GuardCode.urlBlocked : GuardCode.invalidParams;
-    return replaceRequirement(ctx, response, code, 'The server requires URL elicitations that the client refused to show (blocked or malformed URLs).', removed, findings);
+    return replaceRequirement(
+      ctx,
+      response,
+      code,
+      'The server requires URL elicitations that the client refused to show (blocked or malformed URLs).',
+      removed,
+      findings,
+    );
   }
   const server = ctx.server();
-  const chain = ctx.book.urlRequired(original, response.id as JsonRpcId, kept.map((k) => ({ ...k, server, subject: ctx.subject })));
+  const chain = ctx.book.urlRequired(
+    original,
+    response.id as JsonRpcId,
+    kept.map((k) => ({ ...k, server, subject: ctx.subject })),
+  );
   const events: GuardEvent[] = [];
   if (chain.repeatedUrls > 0) {
     const hosts = [...new Set(kept.map((k) => k.analysis.display.hostAscii ?? '(no host)'))];
-    events.push(ctx.report.event({ type: 'url-required.loop', requestId: response.id as JsonRpcId, round: chain.round, repeated: chain.repeatedUrls, hosts }));
+    events.push(
+      ctx.report.event({
+        type: 'url-required.loop',
+        requestId: response.id as JsonRpcId,
+        round: chain.round,
+        repeated: chain.repeatedUrls,
+        hosts,
+      }),
+    );
   }
   if (removed > 0) {
     ctx.metrics.urlRequiredFiltered += 1;
-    events.push(ctx.report.event({ type: 'url-required.filtered', requestId: response.id as JsonRpcId, code: null, kept: kept.length, removed, findings }));
+    events.push(
+      ctx.report.event({
+        type: 'url-required.filtered',
+        requestId: response.id as JsonRpcId,
+        code: null,
+        kept: kept.length,
+        removed,
+        findings,
+      }),
+    );
   }
-  return forward(ctx.codec.requirementToHost(response, kept.map((k) => k.entry)), events);
+  return forward(
+    ctx.codec.requirementToHost(
+      response,
+      kept.map((k) => k.entry),
+    ),
+    events,
+  );
 }

@@ -91,7 +91,11 @@ export type GuardEvent =
       readonly findings: readonly string[];
     })
   | (EventBase & { readonly type: 'completion.delivered'; readonly elicitation: string })
-  | (EventBase & { readonly type: 'completion.dropped'; readonly reason: DropReason | 'invalid' | 'before-consent'; readonly elicitation: string | null })
+  | (EventBase & {
+      readonly type: 'completion.dropped';
+      readonly reason: DropReason | 'invalid' | 'before-consent';
+      readonly elicitation: string | null;
+    })
   | (EventBase & {
       readonly type: 'url-required.filtered';
       readonly requestId: string | number;
@@ -100,16 +104,40 @@ export type GuardEvent =
       readonly removed: number;
       readonly findings: readonly string[];
     })
-  | (EventBase & { readonly type: 'flow.transition'; readonly navigation: string; readonly from: string; readonly to: string; readonly trigger: string })
-  | (EventBase & { readonly type: 'receipt.consent'; readonly receipt: string; readonly navigation: string; readonly decision: string; readonly shownDigest: string })
-  | (EventBase & { readonly type: 'receipt.business'; readonly receipt: string; readonly lineage: string; readonly requestId: string | number; readonly retryGeneration: number; readonly responseDigest: string })
+  | (EventBase & {
+      readonly type: 'flow.transition';
+      readonly navigation: string;
+      readonly from: string;
+      readonly to: string;
+      readonly trigger: string;
+    })
+  | (EventBase & {
+      readonly type: 'receipt.consent';
+      readonly receipt: string;
+      readonly navigation: string;
+      readonly decision: string;
+      readonly shownDigest: string;
+    })
+  | (EventBase & {
+      readonly type: 'receipt.business';
+      readonly receipt: string;
+      readonly lineage: string;
+      readonly requestId: string | number;
+      readonly retryGeneration: number;
+      readonly responseDigest: string;
+    })
   | (EventBase & {
       readonly type: 'retry.refused';
       readonly code: string;
       readonly requestId: string | number;
       readonly reason: string;
     })
-  | (EventBase & { readonly type: 'response.withheld'; readonly code: string; readonly requestId: string | number; readonly reason: string })
+  | (EventBase & {
+      readonly type: 'response.withheld';
+      readonly code: string;
+      readonly requestId: string | number;
+      readonly reason: string;
+    })
   | (EventBase & { readonly type: 'guard.error'; readonly code: string; readonly message: string })
   /** The rollback switch was set at run time (the query page, or the host's own call). */
   | (EventBase & { readonly type: 'issuing.changed'; readonly issuing: 'open' | 'stopped' })
@@ -118,10 +146,22 @@ export type GuardEvent =
    * A `-32042` answering a retry of the same original names a URL the server already sent: the
    * host is in a loop with the server. Retries stop at `retry.maxUrlRequiredRounds` rounds.
    */
-  | (EventBase & { readonly type: 'url-required.loop'; readonly requestId: string | number; readonly round: number; readonly repeated: number; readonly hosts: readonly string[] })
+  | (EventBase & {
+      readonly type: 'url-required.loop';
+      readonly requestId: string | number;
+      readonly round: number;
+      readonly repeated: number;
+      readonly hosts: readonly string[];
+    })
   /** The connection's protocol era as the guard reads it from the wire (2026-07-28: per-request `_meta`, `server/discover`). */
   | (EventBase & { readonly type: 'session.era'; readonly era: 'legacy' | 'modern' | 'mixed'; readonly protocolVersion: string | null })
   /** A message that breaks the rules of the connection's era, dropped or replaced (never delivered as it was). */
-  | (EventBase & { readonly type: 'protocol.violation'; readonly code: string; readonly method: string | null; readonly requestId: string | number | null; readonly reason: string });
+  | (EventBase & {
+      readonly type: 'protocol.violation';
+      readonly code: string;
+      readonly method: string | null;
+      readonly requestId: string | number | null;
+      readonly reason: string;
+    });
 
 export type GuardEventType = GuardEvent['type'];

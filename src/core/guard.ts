@@ -5,7 +5,14 @@ import { allowedModes, declaredModes, modesEqual, narrowCapabilities } from '../
 import { toPolicyDocument, type Policy } from '../policy/policy.js';
 import { shortDigest } from '../protocol/digest.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
-import { kindOf, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import {
+  kindOf,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/jsonrpc.js';
 import type { UrlAnalysis } from '../url/types.js';
 import type { WireCodec } from '../wire/codec.js';
 import { Method } from '../protocol/wire.js';
@@ -49,24 +56,48 @@ class GuardCore implements Guard {
   constructor(options: GuardOptions) {
     this.policy = toPolicyDocument(options.policy).forServer(options.server);
     this.#serverKey = options.server ?? null;
-    if (options.sessionKey !== undefined && (typeof options.sessionKey !== 'string' || options.sessionKey.length < 1 || options.sessionKey.length > 200)) {
+    if (
+      options.sessionKey !== undefined &&
+      (typeof options.sessionKey !== 'string' || options.sessionKey.length < 1 || options.sessionKey.length > 200)
+    ) {
       throw new GuardError(GuardCode.input, 'sessionKey must be a string of 1 to 200 characters');
     }
     const clock = options.clock ?? Date.now;
     const random = options.random ?? ((n: number) => randomBytes(n));
     this.#subject = options.subject ?? null;
-    this.#report = new Reporter(clock, options.onEvent, () => this.#server(), () => this.#book.generation);
+    this.#report = new Reporter(
+      clock,
+      options.onEvent,
+      () => this.#server(),
+      () => this.#book.generation,
+    );
     this.#book = new FlowBook({
       policy: this.policy,
       deps: { clock, random },
       store: options.ledger ?? null,
       sessionId: options.sessionKey ?? Buffer.from(random(12)).toString('base64url'),
-      onWriteError: (error) => this.#report.emit(this.#report.event({ type: 'guard.error', code: GuardCode.ledgerUnavailable, message: `ledger write failed: ${(error as Error)?.message ?? String(error)}` })),
+      onWriteError: (error) =>
+        this.#report.emit(
+          this.#report.event({
+            type: 'guard.error',
+            code: GuardCode.ledgerUnavailable,
+            message: `ledger write failed: ${(error as Error)?.message ?? String(error)}`,
+          }),
+        ),
       onNote: (note) => this.#report.note(note),
     });
     if (this.policy.issuing === 'stopped') this.#book.revokeAll();
     const { policy } = this;
-    this.#ctx = { policy, codec: this.#codec, session: this.#session, book: this.#book, metrics: this.#metrics, report: this.#report, subject: this.#subject, server: () => this.#server() };
+    this.#ctx = {
+      policy,
+      codec: this.#codec,
+      session: this.#session,
+      book: this.#book,
+      metrics: this.#metrics,
+      report: this.#report,
+      subject: this.#subject,
+      server: () => this.#server(),
+    };
     this.#modern = new ModernSide(this.#ctx);
   }
 
@@ -155,7 +186,11 @@ class GuardCore implements Guard {
 
   #onInternalError(direction: 'inbound' | 'outbound', message: unknown, error: unknown): Decision {
     this.#metrics.internalErrors += 1;
-    const event = this.#report.event({ type: 'guard.error', code: GuardCode.internal, message: `${direction} judgement failed: ${(error as Error)?.message ?? String(error)}` });
+    const event = this.#report.event({
+      type: 'guard.error',
+      code: GuardCode.internal,
+      message: `${direction} judgement failed: ${(error as Error)?.message ?? String(error)}`,
+    });
     const codec = this.#codec;
     const kind = direction === 'inbound' ? codec.classifyInbound(message) : codec.classifyOutbound(message);
     const m = message as JsonRpcMessage & { id: JsonRpcId };
@@ -163,11 +198,27 @@ class GuardCore implements Guard {
     if (modern !== null) return modern;
     if (kind === 'elicitation') {
       this.#metrics.elicitationsRefused += 1;
-      return reply(codec.guardError(m.id, GuardCode.internal, 'server', 'The client-side elicitation guard could not check this elicitation, so it was refused.'), [event]);
+      return reply(
+        codec.guardError(
+          m.id,
+          GuardCode.internal,
+          'server',
+          'The client-side elicitation guard could not check this elicitation, so it was refused.',
+        ),
+        [event],
+      );
     }
     if (kind === 'notice') return drop([event]);
     if (kind === 'response' && codec.outcomeOf(m as JsonRpcResponse) === 'url-required') {
-      return forward(codec.guardError(m.id, GuardCode.internal, 'host', 'The server required a URL elicitation that the client-side guard could not check.'), [event]);
+      return forward(
+        codec.guardError(
+          m.id,
+          GuardCode.internal,
+          'host',
+          'The server required a URL elicitation that the client-side guard could not check.',
+        ),
+        [event],
+      );
     }
     if (kind === 'answer' && this.#book.pendingElicitation(m.id) !== null) {
       this.#book.answer(m.id, 'error', undefined);
@@ -248,7 +299,10 @@ class GuardCore implements Guard {
         const ruling = this.#book.hostRequest(request);
         if (ruling.ruling === 'pass') return forward(request);
         const event = this.#report.event({ type: 'retry.refused', code: ruling.code, requestId: request.id, reason: ruling.reason });
-        return reply(this.#codec.guardError(request.id, ruling.code, 'host', `Request refused by the client-side guard: ${ruling.reason}.`), [event]);
+        return reply(
+          this.#codec.guardError(request.id, ruling.code, 'host', `Request refused by the client-side guard: ${ruling.reason}.`),
+          [event],
+        );
       }
       case 'answer':
         return onAnswer(this.#ctx, message as JsonRpcResponse);

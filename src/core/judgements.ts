@@ -34,7 +34,9 @@ export interface FormJudgement {
 /** A form-mode elicitation: audited, and refused when it asks for sensitive data or leaves the spec's subset. */
 export function judgeForm(params: Record<string, unknown>, policy: Policy): FormJudgement {
   const audit = auditForm(params, policy);
-  const sensitive = audit.fields.filter((f) => f.class === 'credential' || f.class === 'payment' || (policy.form.blockPersonal && f.class === 'personal'));
+  const sensitive = audit.fields.filter(
+    (f) => f.class === 'credential' || f.class === 'payment' || (policy.form.blockPersonal && f.class === 'personal'),
+  );
   const codes = audit.findings.map((f) => f.code);
   const blocked = sensitive.length > 0 && policy.form.onSensitive === 'block';
   let refusal: Refusal | null = null;
@@ -62,12 +64,27 @@ export function judgeForm(params: Record<string, unknown>, policy: Policy): Form
 }
 
 /** A URL-mode elicitation's URL: analysed, and refused when the analysis blocks it. */
-export function judgeUrl(url: string, policy: Policy): { readonly analysis: UrlAnalysis; readonly codes: readonly string[]; readonly refusal: Refusal | null } {
+export function judgeUrl(
+  url: string,
+  policy: Policy,
+): { readonly analysis: UrlAnalysis; readonly codes: readonly string[]; readonly refusal: Refusal | null } {
   const analysis = analyzeUrl(url, policy);
   const codes = analysis.findings.map((f) => f.code);
   if (analysis.verdict !== 'block') return { analysis, codes, refusal: null };
-  const reasons = analysis.findings.filter((f) => f.severity === 'error').map((f) => f.message).join('; ');
-  return { analysis, codes, refusal: { code: GuardCode.urlBlocked, reason: `the elicitation URL was blocked: ${reasons}`, findings: codes, data: { findings: codes } } };
+  const reasons = analysis.findings
+    .filter((f) => f.severity === 'error')
+    .map((f) => f.message)
+    .join('; ');
+  return {
+    analysis,
+    codes,
+    refusal: {
+      code: GuardCode.urlBlocked,
+      reason: `the elicitation URL was blocked: ${reasons}`,
+      findings: codes,
+      data: { findings: codes },
+    },
+  };
 }
 
 export interface KeptEntry {
@@ -80,7 +97,10 @@ export interface KeptEntry {
 }
 
 /** The entries of a URL-elicitation requirement, each judged like one URL elicitation. */
-export function judgeRequirement(entries: readonly RequirementEntry[], policy: Policy): { readonly kept: KeptEntry[]; readonly findings: string[] } {
+export function judgeRequirement(
+  entries: readonly RequirementEntry[],
+  policy: Policy,
+): { readonly kept: KeptEntry[]; readonly findings: string[] } {
   const kept: KeptEntry[] = [];
   const findings: string[] = [];
   for (const read of entries) {
@@ -124,7 +144,8 @@ export function judgeUnmatchedAnswer(content: unknown): Withheld | null {
   if (!isRecord(content)) return null;
   const fields: string[] = [];
   for (const [name, value] of Object.entries(content)) {
-    const strings = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+    const strings =
+      typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
     if (strings.some((s) => findSecret(s) !== null)) fields.push(name);
   }
   return fields.length === 0 ? null : { code: GuardCode.secretInContent, fields, findings: fields.map(() => GuardCode.secretInContent) };

@@ -24,7 +24,12 @@ export class Reporter {
   /** Events produced while judging one message (allocated only when there is one). */
   #buffer: GuardEvent[] | null = null;
 
-  constructor(clock: () => number, onEvent: ((event: GuardEvent) => void) | undefined, server: () => ServerIdentity, generation: () => number) {
+  constructor(
+    clock: () => number,
+    onEvent: ((event: GuardEvent) => void) | undefined,
+    server: () => ServerIdentity,
+    generation: () => number,
+  ) {
     this.#clock = clock;
     this.#onEvent = onEvent;
     this.#server = server;
@@ -69,15 +74,31 @@ export class Reporter {
   /** What the flow book says happened, as an event. */
   note(note: FlowNote): void {
     if ('navigationId' in note) {
-      this.emit(this.event({ type: 'flow.transition', navigation: note.navigationId, from: note.from, to: note.to, trigger: note.trigger }));
+      this.emit(
+        this.event({ type: 'flow.transition', navigation: note.navigationId, from: note.from, to: note.to, trigger: note.trigger }),
+      );
       return;
     }
     const r = note.receipt;
     if (r.schema === 'consentReceipt.v1') {
-      this.emit(this.event({ type: 'receipt.consent', receipt: r.id, navigation: r.navigationId, decision: r.decision, shownDigest: r.shownDigest }));
+      this.emit(
+        this.event({
+          type: 'receipt.consent',
+          receipt: r.id,
+          navigation: r.navigationId,
+          decision: r.decision,
+          shownDigest: r.shownDigest,
+        }),
+      );
       return;
     }
-    const fields = { receipt: r.id, lineage: r.lineage.kind, requestId: r.requestId, retryGeneration: r.retryGeneration, responseDigest: r.responseDigest };
+    const fields = {
+      receipt: r.id,
+      lineage: r.lineage.kind,
+      requestId: r.requestId,
+      retryGeneration: r.retryGeneration,
+      responseDigest: r.responseDigest,
+    };
     this.emit(this.event({ type: 'receipt.business', ...fields }));
   }
 

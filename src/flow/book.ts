@@ -101,7 +101,11 @@ export type FlowNote =
 /** On a host request: let it through, or refuse it locally (a repeat the lineage rules forbid). */
 export type HostRequestRuling =
   | { readonly ruling: 'pass' }
-  | { readonly ruling: 'refuse'; readonly code: 'E_RETRY_WHILE_IN_FLIGHT' | 'E_RETRY_EXHAUSTED' | 'E_RETRY_NOT_ELIGIBLE'; readonly reason: string };
+  | {
+      readonly ruling: 'refuse';
+      readonly code: 'E_RETRY_WHILE_IN_FLIGHT' | 'E_RETRY_EXHAUSTED' | 'E_RETRY_NOT_ELIGIBLE';
+      readonly reason: string;
+    };
 
 /** On a server → host request: recorded, or its id is already pending in that direction. */
 export type ServerRequestRuling = 'recorded' | 'id-in-use';
@@ -424,13 +428,23 @@ export class FlowBook<A = unknown> {
     const maxRetries = this.#policy.retry.maxRetries;
     for (const lineage of this.#nested.values()) {
       if (lineage.digest !== digest) continue;
-      const ruling = LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, { maxRetries, maxRounds: this.#policy.retry.maxUrlRequiredRounds, originalInFlight: this.#inFlight(lineage), progress: 'unseen' });
+      const ruling = LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, {
+        maxRetries,
+        maxRounds: this.#policy.retry.maxUrlRequiredRounds,
+        originalInFlight: this.#inFlight(lineage),
+        progress: 'unseen',
+      });
       if (!ruling.allow) return { ruling: 'refuse', code: ruling.code, reason: ruling.reason };
     }
     for (const [id, candidate] of this.#ambiguous) {
       if (!this.#hostRequests.has(id)) this.#ambiguous.delete(id);
       else if (candidate === digest) {
-        return { ruling: 'refuse', code: 'E_RETRY_WHILE_IN_FLIGHT', reason: 'a request with the same digest is still in flight and a URL elicitation may belong to it; the server would run the operation twice' };
+        return {
+          ruling: 'refuse',
+          code: 'E_RETRY_WHILE_IN_FLIGHT',
+          reason:
+            'a request with the same digest is still in flight and a URL elicitation may belong to it; the server would run the operation twice',
+        };
       }
     }
     return null;
@@ -445,11 +459,17 @@ export class FlowBook<A = unknown> {
       return null;
     }
     const rules = LINEAGE_RULES[lineage.kind];
-    const ruling = rules.ruleOnRepeat(lineage, { maxRetries: this.#policy.retry.maxRetries, maxRounds: this.#policy.retry.maxUrlRequiredRounds, originalInFlight: false, progress: this.#progress(lineage) });
+    const ruling = rules.ruleOnRepeat(lineage, {
+      maxRetries: this.#policy.retry.maxRetries,
+      maxRounds: this.#policy.retry.maxUrlRequiredRounds,
+      originalInFlight: false,
+      progress: this.#progress(lineage),
+    });
     if (!ruling.allow) return { ruling: 'refuse', code: ruling.code, reason: ruling.reason };
     lineage.retriesUsed = ruling.generation;
     lineage.retryIds.set(id, ruling.generation);
-    for (const entry of this.#flowsOf(lineage)) if (entry.flow.state === 'ERROR_RETRY_ELIGIBLE') this.#move(entry, 'OPTIONAL_CLIENT_RETRY', 'client-retry');
+    for (const entry of this.#flowsOf(lineage))
+      if (entry.flow.state === 'ERROR_RETRY_ELIGIBLE') this.#move(entry, 'OPTIONAL_CLIENT_RETRY', 'client-retry');
     return lineage;
   }
 
@@ -481,7 +501,11 @@ export class FlowBook<A = unknown> {
     const state = entry.flow.state;
     if (action === 'accept' && (state === 'CANCELLED' || state === 'DECLINED')) {
       // The user (or the server) ended this flow through the guard: a late accept must not reach the server.
-      return { ruling: 'override', action: state === 'DECLINED' ? 'decline' : 'cancel', reason: `the flow was already ${state.toLowerCase()}` };
+      return {
+        ruling: 'override',
+        action: state === 'DECLINED' ? 'decline' : 'cancel',
+        reason: `the flow was already ${state.toLowerCase()}`,
+      };
     }
     this.#onWireAnswer(entry, action);
     if (action !== 'accept') entry.notice = entry.notice === 'pending' ? 'finished' : entry.notice;
@@ -525,9 +549,19 @@ export class FlowBook<A = unknown> {
    * The server answered `original` with URL elicitations it needs first; `entries` passed the
    * checkers. They form one error lineage: the host may send `original` again once they are done.
    */
-  urlRequired(original: RequestEvent, responseId: JsonRpcId, entries: readonly PresentedEvent<A>[]): { readonly round: number; readonly repeatedUrls: number } {
+  urlRequired(
+    original: RequestEvent,
+    responseId: JsonRpcId,
+    entries: readonly PresentedEvent<A>[],
+  ): { readonly round: number; readonly repeatedUrls: number } {
     const digest = requestDigest(original.method, original.params);
-    const lineage = createLineage('error-retry', { sessionId: this.#sessionId, generation: this.#generation }, responseId, digest, this.#deps.clock() + this.#ttlMs);
+    const lineage = createLineage(
+      'error-retry',
+      { sessionId: this.#sessionId, generation: this.#generation },
+      responseId,
+      digest,
+      this.#deps.clock() + this.#ttlMs,
+    );
     // A -32042 answering a retry of the same original is the next round of one chain: counted, and
     // a URL the server already sent in the round before is a loop.
     const previous = this.#byDigest.get(digest);
@@ -547,7 +581,13 @@ export class FlowBook<A = unknown> {
 
   /** The lineage of an input-required chain: scoped to the chain, so the same call made again later is a new operation. */
   inputLineage(chain: InputChain, originalId: JsonRpcId): Lineage {
-    chain.lineage ??= createLineage('input-required', { sessionId: `${this.#sessionId}/${chain.id}`, generation: this.#generation }, originalId, chain.digest, chain.expiresAt);
+    chain.lineage ??= createLineage(
+      'input-required',
+      { sessionId: `${this.#sessionId}/${chain.id}`, generation: this.#generation },
+      originalId,
+      chain.digest,
+      chain.expiresAt,
+    );
     return chain.lineage;
   }
 
@@ -563,7 +603,11 @@ export class FlowBook<A = unknown> {
     if (entry === undefined) return URL_ANSWER;
     const state = entry.flow.state;
     if (action === 'accept' && (state === 'CANCELLED' || state === 'DECLINED')) {
-      return { ruling: 'override', action: state === 'DECLINED' ? 'decline' : 'cancel', reason: `the flow was already ${state.toLowerCase()}` };
+      return {
+        ruling: 'override',
+        action: state === 'DECLINED' ? 'decline' : 'cancel',
+        reason: `the flow was already ${state.toLowerCase()}`,
+      };
     }
     this.#onWireAnswer(entry, action);
     return URL_ANSWER;
@@ -679,7 +723,11 @@ export class FlowBook<A = unknown> {
     let entry: FlowEntry<A>;
     try {
       entry = this.#require(elicitationId);
-      if (entry.consent !== null) throw new GuardError(GuardCode.illegalTransition, `elicitation ${entry.record.id} already has a consent decision (${entry.consent.decision})`);
+      if (entry.consent !== null)
+        throw new GuardError(
+          GuardCode.illegalTransition,
+          `elicitation ${entry.record.id} already has a consent decision (${entry.consent.decision})`,
+        );
       receipt = this.#consent(entry, decision, shown ?? this.#shown(entry));
     } catch (error) {
       return Promise.reject(error);
@@ -696,8 +744,10 @@ export class FlowBook<A = unknown> {
     if (entry === undefined) throw new GuardError(GuardCode.unknownNavigation, 'no flow has this consent receipt');
     if (entry.consent?.decision !== 'accept') throw new GuardError(GuardCode.illegalTransition, 'the user did not accept this navigation');
     if (entry.opened) throw new GuardError(GuardCode.illegalTransition, 'this navigation was already opened');
-    if (this.#revoked || entry.nonce === null) throw new GuardError(GuardCode.issuingStopped, 'URL elicitations are stopped: pending navigations were revoked');
-    if (!matchesStateNonce(entry.record, ticket.nonce)) throw new GuardError(GuardCode.illegalTransition, 'the ticket does not open this navigation');
+    if (this.#revoked || entry.nonce === null)
+      throw new GuardError(GuardCode.issuingStopped, 'URL elicitations are stopped: pending navigations were revoked');
+    if (!matchesStateNonce(entry.record, ticket.nonce))
+      throw new GuardError(GuardCode.illegalTransition, 'the ticket does not open this navigation');
     await entry.consentDurable;
     entry.opened = true;
     entry.nonce = null;
@@ -803,7 +853,13 @@ export class FlowBook<A = unknown> {
 
   #newNested(original: RequestEvent): Lineage {
     const digest = requestDigest(original.method, original.params);
-    const lineage = createLineage('nested', { sessionId: this.#sessionId, generation: this.#generation }, original.id, digest, this.#deps.clock() + this.#ttlMs);
+    const lineage = createLineage(
+      'nested',
+      { sessionId: this.#sessionId, generation: this.#generation },
+      original.id,
+      digest,
+      this.#deps.clock() + this.#ttlMs,
+    );
     this.#nested.set(original.id, lineage);
     return lineage;
   }
@@ -839,7 +895,12 @@ export class FlowBook<A = unknown> {
    * with a store, delivered only after its business receipt is durable.
    */
   #accept(lineage: Lineage, id: JsonRpcId, response: unknown, retryGeneration: number): ServerResponseRuling {
-    const acceptance = acceptOriginalOperation(lineage, response as { id: JsonRpcId; jsonrpc: '2.0'; result: Record<string, unknown> }, retryGeneration, this.#deps);
+    const acceptance = acceptOriginalOperation(
+      lineage,
+      response as { id: JsonRpcId; jsonrpc: '2.0'; result: Record<string, unknown> },
+      retryGeneration,
+      this.#deps,
+    );
     if (!acceptance.accepted) return { ruling: 'withhold', reason: acceptance.reason };
     this.#accepted.put(id, true);
     const rules = LINEAGE_RULES[lineage.kind];
@@ -855,13 +916,20 @@ export class FlowBook<A = unknown> {
       return { ruling: 'accept', until: null };
     }
     const outcome = store.acceptBusinessReceipt(receipt).then((o) => o.accepted);
-    this.#track(outcome.then(
-      () => undefined,
-      (error: unknown) => this.#onWriteError(error),
-    ));
+    this.#track(
+      outcome.then(
+        () => undefined,
+        (error: unknown) => this.#onWriteError(error),
+      ),
+    );
     const until = outcome.then(
       (accepted): AcceptOutcome => {
-        if (!accepted) return { accepted: false, reason: 'another guard already accepted a final answer for this operation', code: 'E_ALREADY_ACCEPTED' };
+        if (!accepted)
+          return {
+            accepted: false,
+            reason: 'another guard already accepted a final answer for this operation',
+            code: 'E_ALREADY_ACCEPTED',
+          };
         this.#count(lineage);
         return { accepted: true };
       },
@@ -968,7 +1036,8 @@ export class FlowBook<A = unknown> {
   }
 
   #expire(entry: FlowEntry<A>): void {
-    if (entry.flow.state === 'OUT_OF_BAND_PENDING' && entry.record.expiresAt <= this.#deps.clock()) this.#move(entry, 'EXPIRED', 'ttl-expired');
+    if (entry.flow.state === 'OUT_OF_BAND_PENDING' && entry.record.expiresAt <= this.#deps.clock())
+      this.#move(entry, 'EXPIRED', 'ttl-expired');
   }
 
   // Moves along the table or throws E_ILLEGAL_TRANSITION (the caller records it).
@@ -982,7 +1051,11 @@ export class FlowBook<A = unknown> {
 
   #require(elicitationId: string): FlowEntry<A> {
     const entry = this.#flows.get(elicitationId);
-    if (entry === undefined) throw new GuardError(GuardCode.unknownNavigation, `no URL elicitation with id ${JSON.stringify(elicitationId).slice(0, 80)} in this session`);
+    if (entry === undefined)
+      throw new GuardError(
+        GuardCode.unknownNavigation,
+        `no URL elicitation with id ${JSON.stringify(elicitationId).slice(0, 80)} in this session`,
+      );
     return entry;
   }
 
@@ -1014,7 +1087,9 @@ export class FlowBook<A = unknown> {
     const outcome = op(store).then(
       () => undefined,
       (error: unknown) => {
-        throw GuardError.is(error) ? error : new GuardError(GuardCode.ledgerUnavailable, `ledger write failed: ${(error as Error)?.message ?? String(error)}`);
+        throw GuardError.is(error)
+          ? error
+          : new GuardError(GuardCode.ledgerUnavailable, `ledger write failed: ${(error as Error)?.message ?? String(error)}`);
       },
     );
     this.#track(outcome.catch((error: unknown) => this.#onWriteError(error)));
@@ -1024,10 +1099,12 @@ export class FlowBook<A = unknown> {
   #write(op: (store: FlowStore) => Promise<unknown>): void {
     const store = this.#store;
     if (store === null) return;
-    this.#track(op(store).then(
-      () => undefined,
-      (error: unknown) => this.#onWriteError(error),
-    ));
+    this.#track(
+      op(store).then(
+        () => undefined,
+        (error: unknown) => this.#onWriteError(error),
+      ),
+    );
   }
 
   #track(write: Promise<void>): void {

@@ -68,5 +68,16 @@ export {
   type ServerRequestRuling,
   type ServerResponseRuling,
 } from './book.js';
-export { LINEAGE_RULES, acceptOriginalOperation, createLineage, ruleOnRetry, type Lineage, type LineageRules, type LineageScope, type RepeatContext, type RequirementProgress, type RetryRuling } from './lineage.js';
+export {
+  LINEAGE_RULES,
+  acceptOriginalOperation,
+  createLineage,
+  ruleOnRetry,
+  type Lineage,
+  type LineageRules,
+  type LineageScope,
+  type RepeatContext,
+  type RequirementProgress,
+  type RetryRuling,
+} from './lineage.js';
 export { AcceptanceTally, noticeAdvancedUnknown } from './tally.js';

@@ -84,7 +84,11 @@ export function createLineage(kind: LineageKind, scope: LineageScope, originalId
 /** What the guard does with a host request whose digest matches a tracked lineage. */
 export type RetryRuling =
   | { readonly allow: true; readonly generation: number }
-  | { readonly allow: false; readonly code: 'E_RETRY_WHILE_IN_FLIGHT' | 'E_RETRY_EXHAUSTED' | 'E_RETRY_NOT_ELIGIBLE'; readonly reason: string };
+  | {
+      readonly allow: false;
+      readonly code: 'E_RETRY_WHILE_IN_FLIGHT' | 'E_RETRY_EXHAUSTED' | 'E_RETRY_NOT_ELIGIBLE';
+      readonly reason: string;
+    };
 
 /**
  * How far the requirements of an error lineage got, as far as the guard can see: `verified` when
@@ -137,7 +141,10 @@ export const LINEAGE_RULES: { readonly [K in LineageKind]: LineageRules } = Obje
     consentOnWire: true,
     repeatIsRetry: false,
     ruleOnRepeat(_lineage, context) {
-      if (context.originalInFlight) return inFlightRefusal('the same request is still in flight and waiting for a URL elicitation; the server would run the operation twice');
+      if (context.originalInFlight)
+        return inFlightRefusal(
+          'the same request is still in flight and waiting for a URL elicitation; the server would run the operation twice',
+        );
       return { allow: true, generation: 0 };
     },
   },
@@ -148,16 +155,33 @@ export const LINEAGE_RULES: { readonly [K in LineageKind]: LineageRules } = Obje
     consentOnWire: false,
     repeatIsRetry: true,
     ruleOnRepeat(lineage, { maxRetries, maxRounds, progress }) {
-      if (lineage.refused) return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the user declined or cancelled the URL elicitation this request required' };
+      if (lineage.refused)
+        return {
+          allow: false,
+          code: 'E_RETRY_NOT_ELIGIBLE',
+          reason: 'the user declined or cancelled the URL elicitation this request required',
+        };
       if (lineage.round >= maxRounds) {
-        return { allow: false, code: 'E_RETRY_EXHAUSTED', reason: `the server answered this request with a URL elicitation requirement ${lineage.round} times in a row (policy retry.maxUrlRequiredRounds = ${maxRounds})` };
+        return {
+          allow: false,
+          code: 'E_RETRY_EXHAUSTED',
+          reason: `the server answered this request with a URL elicitation requirement ${lineage.round} times in a row (policy retry.maxUrlRequiredRounds = ${maxRounds})`,
+        };
       }
       if (lineage.retriesUsed >= maxRetries) {
-        return { allow: false, code: 'E_RETRY_EXHAUSTED', reason: `the request was already retried ${lineage.retriesUsed} time(s) after its URL elicitation (policy retry.maxRetries = ${maxRetries})` };
+        return {
+          allow: false,
+          code: 'E_RETRY_EXHAUSTED',
+          reason: `the request was already retried ${lineage.retriesUsed} time(s) after its URL elicitation (policy retry.maxRetries = ${maxRetries})`,
+        };
       }
       if (lineage.retryIds.size > 0) return inFlightRefusal('a retry of this request is already in flight');
       if (progress === 'pending') {
-        return { allow: false, code: 'E_RETRY_NOT_ELIGIBLE', reason: 'the URL elicitation this request requires is not completed yet: wait for the completion notice or confirm it by hand' };
+        return {
+          allow: false,
+          code: 'E_RETRY_NOT_ELIGIBLE',
+          reason: 'the URL elicitation this request requires is not completed yet: wait for the completion notice or confirm it by hand',
+        };
       }
       return { allow: true, generation: lineage.retriesUsed + 1 };
     },
@@ -181,7 +205,13 @@ export const LINEAGE_RULES: { readonly [K in LineageKind]: LineageRules } = Obje
 } satisfies { readonly [K in LineageKind]: LineageRules });
 
 /** Rules on a host request that repeats the original of `lineage` (same digest). */
-export function ruleOnRetry(lineage: Lineage, maxRetries: number, originalInFlight: boolean, progress: RequirementProgress = 'unseen', maxRounds = Number.POSITIVE_INFINITY): RetryRuling {
+export function ruleOnRetry(
+  lineage: Lineage,
+  maxRetries: number,
+  originalInFlight: boolean,
+  progress: RequirementProgress = 'unseen',
+  maxRounds = Number.POSITIVE_INFINITY,
+): RetryRuling {
   return LINEAGE_RULES[lineage.kind].ruleOnRepeat(lineage, { maxRetries, maxRounds, originalInFlight, progress });
 }
 
@@ -194,10 +224,22 @@ export type Acceptance =
  * original's answer (retry generation 0) or the answer to a retry after `-32042`. Marks the lineage
  * accepted and returns the business receipt to write; a second acceptance is refused.
  */
-export function acceptOriginalOperation(lineage: Lineage, response: JsonRpcMessage & { id: JsonRpcId }, retryGeneration: number, deps: RecordDeps): Acceptance {
-  if (lineage.accepted) return { accepted: false, code: 'E_ALREADY_ACCEPTED', reason: 'a final answer for this operation was already accepted' };
+export function acceptOriginalOperation(
+  lineage: Lineage,
+  response: JsonRpcMessage & { id: JsonRpcId },
+  retryGeneration: number,
+  deps: RecordDeps,
+): Acceptance {
+  if (lineage.accepted)
+    return { accepted: false, code: 'E_ALREADY_ACCEPTED', reason: 'a final answer for this operation was already accepted' };
   const receipt = createBusinessReceipt(
-    { lineage: lineage.key, requestId: response.id, retryGeneration, requirementReceiptIds: [...lineage.consentReceiptIds], responseDigest: canonicalDigest(response) },
+    {
+      lineage: lineage.key,
+      requestId: response.id,
+      retryGeneration,
+      requirementReceiptIds: [...lineage.consentReceiptIds],
+      responseDigest: canonicalDigest(response),
+    },
     deps,
   );
   lineage.accepted = true;

@@ -126,10 +126,18 @@ const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 digest in lower-case
 const epochMs = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const text = z.string().min(1).max(MAX_ID);
-const asciiHost = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'an ASCII host name');
+const asciiHost = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'an ASCII host name');
 const jsonRpcId = z.union([z.string().max(MAX_ID), z.number().finite()]);
 
-const serverSchema = z.strictObject({ key: text.nullable(), name: z.string().max(MAX_ID).nullable(), version: z.string().max(MAX_ID).nullable() });
+const serverSchema = z.strictObject({
+  key: text.nullable(),
+  name: z.string().max(MAX_ID).nullable(),
+  version: z.string().max(MAX_ID).nullable(),
+});
 const redirectPolicySchema = z.union([z.literal('any'), z.array(asciiHost).max(1000)]);
 
 const navigationSchema = z
@@ -307,11 +315,16 @@ function targetOf(url: string): NavigationTarget {
 
 function redirectPolicyOf(policy: RedirectPolicy): RedirectPolicy {
   if (policy === 'any') return 'any';
-  return [...new Set(policy.map((host) => {
-    const ascii = domainToASCII(host.trim().toLowerCase());
-    if (ascii === '') throw new GuardError(GuardCode.recordInvalid, 'invalid navigation: redirectPolicy holds a name that is not a host name');
-    return ascii;
-  }))];
+  return [
+    ...new Set(
+      policy.map((host) => {
+        const ascii = domainToASCII(host.trim().toLowerCase());
+        if (ascii === '')
+          throw new GuardError(GuardCode.recordInvalid, 'invalid navigation: redirectPolicy holds a name that is not a host name');
+        return ascii;
+      }),
+    ),
+  ];
 }
 
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()[\]{}]+/giu;
@@ -348,7 +361,10 @@ export function scrubPurpose(message: string): string {
  *
  * @example const { record, stateNonce } = createNavigation({ ...input, url }, { clock, random })
  */
-export function createNavigation(input: NavigationInput, deps: RecordDeps): { readonly record: NavigationRecord; readonly stateNonce: string } {
+export function createNavigation(
+  input: NavigationInput,
+  deps: RecordDeps,
+): { readonly record: NavigationRecord; readonly stateNonce: string } {
   const checked = validate(navigationInputSchema, input, 'navigation');
   const createdAt = now(deps);
   const stateNonce = Buffer.from(randomBytesOf(deps, NONCE_BYTES)).toString('base64url');

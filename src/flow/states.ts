@@ -136,7 +136,10 @@ export const TRANSITION_TRIGGERS: EdgeTable = deepFreeze({
 
 /** The transition table: each state and the states that may follow it. */
 export const TRANSITIONS: { readonly [F in FlowState]: readonly FlowState[] } = deepFreeze(
-  Object.fromEntries(FLOW_STATES.map((from) => [from, Object.keys(TRANSITION_TRIGGERS[from]) as FlowState[]])) as Record<FlowState, FlowState[]>,
+  Object.fromEntries(FLOW_STATES.map((from) => [from, Object.keys(TRANSITION_TRIGGERS[from]) as FlowState[]])) as Record<
+    FlowState,
+    FlowState[]
+  >,
 );
 
 export const TERMINAL_STATES: readonly FlowState[] = Object.freeze(FLOW_STATES.filter((s) => TRANSITIONS[s].length === 0));
@@ -153,7 +156,14 @@ export const STATE_GROUPS = Object.freeze({
   /** Waiting for the out-of-band step: the server's final answer to the nested original verifies it. */
   awaiting: new Set<FlowState>(['OUT_OF_BAND_PENDING', 'COMPLETION_NOTIFIED', 'USER_RETRY']) as ReadonlySet<FlowState>,
   /** The requirement is verified, or further along its lineage. */
-  verified: new Set<FlowState>(['REQUIREMENT_VERIFIED', 'ERROR_RETRY_ELIGIBLE', 'OPTIONAL_CLIENT_RETRY', 'RETRY_RESPONSE_ACCEPTED', 'NESTED_SERVER_CONTINUES', 'ORIGINAL_RESPONSE_ACCEPTED']) as ReadonlySet<FlowState>,
+  verified: new Set<FlowState>([
+    'REQUIREMENT_VERIFIED',
+    'ERROR_RETRY_ELIGIBLE',
+    'OPTIONAL_CLIENT_RETRY',
+    'RETRY_RESPONSE_ACCEPTED',
+    'NESTED_SERVER_CONTINUES',
+    'ORIGINAL_RESPONSE_ACCEPTED',
+  ]) as ReadonlySet<FlowState>,
   /** Opened and not heard of since: the user may be asked whether the browser step is done. */
   waiting: new Set<FlowState>(['OUT_OF_BAND_PENDING', 'EXPIRED']) as ReadonlySet<FlowState>,
   /** The user may say "I have finished" (an expired flow is taken up by hand first). */
@@ -221,5 +231,9 @@ export function illegalTransition(from: FlowState, to: FlowState, trigger: FlowT
         ? `${from} is terminal`
         : `${from} may only move to ${TRANSITIONS[from].join(', ')}`
       : `${from} → ${to} is taken only on ${edge.join(', ')}`;
-  return new GuardError(GuardCode.illegalTransition, `illegal flow transition ${from} → ${to} on "${trigger}": ${reason}`, { from, to, trigger });
+  return new GuardError(GuardCode.illegalTransition, `illegal flow transition ${from} → ${to} on "${trigger}": ${reason}`, {
+    from,
+    to,
+    trigger,
+  });
 }

@@ -40,12 +40,18 @@ function unpack(params: unknown): Unpacked {
   if (!isParams) return { schema: params, message: null, findings: [] };
   const findings: Finding[] = [];
   const mode = params['mode'];
-  if (mode !== undefined && mode !== 'form') findings.push(invalid('elicitation params: "mode" must be "form" (or absent) for a form audit'));
+  if (mode !== undefined && mode !== 'form')
+    findings.push(invalid('elicitation params: "mode" must be "form" (or absent) for a form audit'));
   const message = params['message'];
   if (typeof message !== 'string') findings.push(invalid('elicitation params: "message" is required and must be a string'));
   if (!Object.hasOwn(params, 'requestedSchema')) findings.push(invalid('elicitation params: "requestedSchema" is required in form mode'));
-  for (const key of Object.keys(params)) if (!PARAMS_KEYS.has(key)) findings.push(invalid(`elicitation params: key ${quoteName(key)} is not part of a form-mode request`));
-  return { schema: Object.hasOwn(params, 'requestedSchema') ? params['requestedSchema'] : undefined, message: typeof message === 'string' ? message : null, findings };
+  for (const key of Object.keys(params))
+    if (!PARAMS_KEYS.has(key)) findings.push(invalid(`elicitation params: key ${quoteName(key)} is not part of a form-mode request`));
+  return {
+    schema: Object.hasOwn(params, 'requestedSchema') ? params['requestedSchema'] : undefined,
+    message: typeof message === 'string' ? message : null,
+    findings,
+  };
 }
 
 const CLASS_WORDS: Readonly<Record<Exclude<FieldClass, 'ordinary'>, string>> = {
@@ -69,9 +75,19 @@ function sensitiveFinding(report: FieldReport, policy: Policy): Finding | null {
     case 'personal': {
       if (policy.form.blockPersonal) {
         const severity = policy.form.onSensitive === 'block' ? 'error' : 'warning';
-        return { code: GuardCode.sensitiveField, severity, message: `field ${field} asks for personal data${why}; the policy blocks personal data in forms`, field: report.name };
+        return {
+          code: GuardCode.sensitiveField,
+          severity,
+          message: `field ${field} asks for personal data${why}; the policy blocks personal data in forms`,
+          field: report.name,
+        };
       }
-      return { code: PERSONAL_FIELD, severity: 'warning', message: `field ${field} asks for personal data${why}; review before sending`, field: report.name };
+      return {
+        code: PERSONAL_FIELD,
+        severity: 'warning',
+        message: `field ${field} asks for personal data${why}; review before sending`,
+        field: report.name,
+      };
     }
   }
 }
@@ -96,7 +112,11 @@ function overlongFindings(formTexts: readonly (string | null)[], specs: readonly
   const findings: Finding[] = [];
   const tooLong = `longer than ${MAX_SCANNED_TEXT} visible characters, too long to read whole`;
   if (formTexts.some((text) => typeof text === 'string' && exceedsScanBound(text))) {
-    findings.push({ code: GuardCode.invalidParams, severity: 'error', message: `the request message or the form's title or description is ${tooLong}` });
+    findings.push({
+      code: GuardCode.invalidParams,
+      severity: 'error',
+      message: `the request message or the form's title or description is ${tooLong}`,
+    });
   }
   for (const spec of specs) {
     const places = [
@@ -105,7 +125,13 @@ function overlongFindings(formTexts: readonly (string | null)[], specs: readonly
       spec.description !== null && exceedsScanBound(spec.description) ? 'description' : null,
       spec.optionTitles.some(exceedsScanBound) ? 'option titles' : null,
     ].filter((p) => p !== null);
-    if (places.length > 0) findings.push({ code: GuardCode.schemaNotAllowed, severity: 'error', message: `its ${places.join(' and ')} is ${tooLong}`, field: spec.name });
+    if (places.length > 0)
+      findings.push({
+        code: GuardCode.schemaNotAllowed,
+        severity: 'error',
+        message: `its ${places.join(' and ')} is ${tooLong}`,
+        field: spec.name,
+      });
   }
   return findings;
 }
@@ -118,13 +144,21 @@ function audit(params: unknown, policy: Policy): FormAudit {
   }
   const reading = readSchema(unpacked.schema);
   const fields = classifyFields(reading.fields, { message: unpacked.message, title: reading.title, description: reading.description });
-  const findings: Finding[] = [...unpacked.findings, ...reading.findings, ...overlongFindings([unpacked.message, reading.title, reading.description], reading.fields)];
+  const findings: Finding[] = [
+    ...unpacked.findings,
+    ...reading.findings,
+    ...overlongFindings([unpacked.message, reading.title, reading.description], reading.fields),
+  ];
   for (const report of fields) {
     const finding = sensitiveFinding(report, policy);
     if (finding !== null) findings.push(finding);
   }
   if (unpacked.message !== null && containsUrl(unpacked.message)) {
-    findings.push({ code: URL_IN_FORM, severity: 'warning', message: 'the request message holds a URL; form requests should not carry links (show it as plain text)' });
+    findings.push({
+      code: URL_IN_FORM,
+      severity: 'warning',
+      message: 'the request message holds a URL; form requests should not carry links (show it as plain text)',
+    });
   }
   for (const spec of reading.fields) {
     const finding = urlFinding(spec);
@@ -145,7 +179,9 @@ export function auditForm(params: unknown, policy: Policy): FormAudit {
   try {
     return audit(params, policy);
   } catch {
-    const findings: Finding[] = [{ code: GuardCode.internal, severity: 'error', message: 'the form could not be audited (internal error); blocked' }];
+    const findings: Finding[] = [
+      { code: GuardCode.internal, severity: 'error', message: 'the form could not be audited (internal error); blocked' },
+    ];
     return { verdict: 'block', fields: [], findings };
   }
 }

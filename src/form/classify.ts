@@ -61,17 +61,22 @@ function structuralSignals(spec: FieldSpec): Signal[] {
   const out: Signal[] = [];
   if (spec.formatPassword) out.push({ reason: 'format:password', class: 'credential', rule: 'strong' });
   if (spec.writeOnly) out.push({ reason: 'writeOnly', class: 'credential', rule: 'strong' });
-  if (spec.shape.kind === 'string' && spec.shape.format === 'email') out.push({ reason: 'format:email', class: 'personal', rule: 'strong' });
+  if (spec.shape.kind === 'string' && spec.shape.format === 'email')
+    out.push({ reason: 'format:email', class: 'personal', rule: 'strong' });
   for (const value of spec.stringDefaults) {
     const secret = findSecret(value);
     if (secret !== null) out.push({ reason: `default:${secret.kind}`, class: 'credential', rule: 'strong' });
     else if (looksLikeCardNumber(value)) out.push({ reason: 'default:card-number', class: 'payment', rule: 'strong' });
   }
   // An example in the title or description is what the user is expected to replace with their own.
-  for (const [where, text] of [['title', spec.title], ['description', spec.description]] as const) {
+  for (const [where, text] of [
+    ['title', spec.title],
+    ['description', spec.description],
+  ] as const) {
     if (text === null) continue;
     const secret = findSecret(text);
-    if (secret !== null && secret.kind !== 'connection-string') out.push({ reason: `${where}:example-${secret.kind}`, class: 'credential', rule: 'strong' });
+    if (secret !== null && secret.kind !== 'connection-string')
+      out.push({ reason: `${where}:example-${secret.kind}`, class: 'credential', rule: 'strong' });
     else if (mentionsKeyPrefix(text)) out.push({ reason: `${where}:key-prefix`, class: 'credential', rule: 'strong' });
   }
   return out;
@@ -84,7 +89,11 @@ function fieldSignals(spec: FieldSpec): FieldSignals {
   const identified = name.identified || title.identified;
   let hits: TermHit[] = [...name.hits, ...title.hits];
   // A bare `name` gives way to the other label when that one names something else (`name` titled "Project name").
-  hits = hits.filter((h) => h.entry.rule !== 'bare' || (h.source === 'name' ? !(title.identified && title.hits.length === 0) : !(name.identified && name.hits.length === 0)));
+  hits = hits.filter(
+    (h) =>
+      h.entry.rule !== 'bare' ||
+      (h.source === 'name' ? !(title.identified && title.hits.length === 0) : !(name.identified && name.hits.length === 0)),
+  );
   const readings: TextReading[] = [name, title];
   let descriptionIdentified = false;
   if (!identified && spec.description !== null) {
@@ -94,7 +103,13 @@ function fieldSignals(spec: FieldSpec): FieldSignals {
     descriptionIdentified = description.identified;
   }
   const signals = [...structuralSignals(spec), ...hits.map(fromHit)];
-  return { spec, signals, readings, unread: !identified && !descriptionIdentified && signals.length === 0, generic: name.generic && title.generic };
+  return {
+    spec,
+    signals,
+    readings,
+    unread: !identified && !descriptionIdentified && signals.length === 0,
+    generic: name.generic && title.generic,
+  };
 }
 
 interface FormContext {
@@ -138,16 +153,22 @@ function report(field: FieldSignals, context: FormContext, runClass: FieldClass 
     const cls = resolve(signal, context);
     if (cls !== null) resolved.push({ reason: signal.reason, class: cls });
   }
-  const highest = (limit: FieldClass): FieldClass => resolved.reduce<FieldClass>((best, s) => (RANK[s.class] > RANK[best] && RANK[s.class] <= RANK[limit] ? s.class : best), 'ordinary');
+  const highest = (limit: FieldClass): FieldClass =>
+    resolved.reduce<FieldClass>((best, s) => (RANK[s.class] > RANK[best] && RANK[s.class] <= RANK[limit] ? s.class : best), 'ordinary');
   const reasonsOf = (cls: FieldClass): string[] => [...new Set(resolved.filter((s) => s.class === cls).map((s) => s.reason))];
   // A run of choice fields that together spell a secret carries it, one digit or word each.
   if (runClass !== null) return { name: field.spec.name, class: runClass, reasons: ['choice-run', ...reasonsOf(highest('credential'))] };
   const best = highest('credential');
   const cap = capFor(field.spec.shape);
-  if (cap === null || RANK[best] <= RANK[cap.max]) return { name: field.spec.name, class: best, reasons: best === 'ordinary' ? [] : reasonsOf(best) };
+  if (cap === null || RANK[best] <= RANK[cap.max])
+    return { name: field.spec.name, class: best, reasons: best === 'ordinary' ? [] : reasonsOf(best) };
   // The answer cannot carry what the labels name: the class says what it can carry, the reasons keep what was seen.
   const capped = highest(cap.max);
-  return { name: field.spec.name, class: capped, reasons: [...(capped === 'ordinary' ? [] : reasonsOf(capped)), ...reasonsOf(best), cap.reason] };
+  return {
+    name: field.spec.name,
+    class: capped,
+    reasons: [...(capped === 'ordinary' ? [] : reasonsOf(capped)), ...reasonsOf(best), cap.reason],
+  };
 }
 
 const DIGIT_OPTION = /^\d$/;
@@ -160,7 +181,10 @@ const MIN_RUN = 4;
  */
 function choiceRuns(fields: readonly FieldSignals[], formClass: FieldClass | null): (FieldClass | null)[] {
   const out: (FieldClass | null)[] = fields.map(() => null);
-  const digitRun = fields.map((f) => f.spec.shape.kind === 'single-select' && f.spec.shape.options.length >= 9 && f.spec.shape.options.every((o) => DIGIT_OPTION.test(o)));
+  const digitRun = fields.map(
+    (f) =>
+      f.spec.shape.kind === 'single-select' && f.spec.shape.options.length >= 9 && f.spec.shape.options.every((o) => DIGIT_OPTION.test(o)),
+  );
   if (formClass !== null && (formClass === 'credential' || formClass === 'payment') && digitRun.filter(Boolean).length >= MIN_RUN) {
     for (let i = 0; i < fields.length; i++) if (digitRun[i] && fields[i]!.signals.length === 0) out[i] = formClass;
   }
@@ -211,7 +235,8 @@ export function classifyFields(fields: readonly FieldSpec[], texts: FormTexts | 
     for (const field of all) {
       for (let k = 0; k < field.signals.length; k++) {
         const sig = field.signals[k]!;
-        if (sig.concept !== undefined && LOGIN_CONCEPTS.has(sig.concept) && (sig.class === 'credential' || sig.class === 'personal')) field.signals[k] = { ...sig, class: 'payment', reason: `${sig.reason}+bank-login` };
+        if (sig.concept !== undefined && LOGIN_CONCEPTS.has(sig.concept) && (sig.class === 'credential' || sig.class === 'personal'))
+          field.signals[k] = { ...sig, class: 'payment', reason: `${sig.reason}+bank-login` };
       }
     }
   }

@@ -13,7 +13,9 @@ import { valueProblem, type FieldShape } from './shape.js';
 import type { ContentCheck } from './types.js';
 
 function invalid(message: string, field?: string): Finding {
-  return field === undefined ? { code: GuardCode.contentInvalid, severity: 'error', message } : { code: GuardCode.contentInvalid, severity: 'error', message, field };
+  return field === undefined
+    ? { code: GuardCode.contentInvalid, severity: 'error', message }
+    : { code: GuardCode.contentInvalid, severity: 'error', message, field };
 }
 
 /**
@@ -23,12 +25,24 @@ function invalid(message: string, field?: string): Finding {
  * cloud secret or a session id looks like.
  */
 function secretFindings(name: string, value: unknown, shape: FieldShape | undefined): Finding[] {
-  const strings = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).filter((v): v is string => typeof v === 'string') : [];
+  const strings =
+    typeof value === 'string'
+      ? [value]
+      : Array.isArray(value)
+        ? (value as unknown[]).filter((v): v is string => typeof v === 'string')
+        : [];
   const entropy = shape !== undefined && shape.kind === 'string' && shape.format === null;
   for (const s of strings) {
     const match = scanValue(s, { entropy });
     if (match !== null) {
-      return [{ code: GuardCode.secretInContent, severity: 'error', message: `field ${quoteName(name)} holds a value shaped like a secret (${match.kind}, ${match.rule}); secrets must not travel in form mode`, field: name }];
+      return [
+        {
+          code: GuardCode.secretInContent,
+          severity: 'error',
+          message: `field ${quoteName(name)} holds a value shaped like a secret (${match.kind}, ${match.rule}); secrets must not travel in form mode`,
+          field: name,
+        },
+      ];
     }
   }
   return [];
@@ -46,7 +60,8 @@ function check(content: unknown, requestedSchema: unknown): ContentCheck {
   }
   const reading = readSchema(schemaOf(requestedSchema));
   const findings: Finding[] = [];
-  if (reading.findings.some((f) => f.severity === 'error')) findings.push(invalid('the requested schema is not an allowed form schema; the answer cannot be checked against it'));
+  if (reading.findings.some((f) => f.severity === 'error'))
+    findings.push(invalid('the requested schema is not an allowed form schema; the answer cannot be checked against it'));
 
   const shapes = new Map<string, FieldShape>();
   for (const field of reading.fields) shapes.set(field.name, field.shape);
@@ -78,6 +93,9 @@ export function checkContent(content: unknown, requestedSchema: unknown): Conten
   try {
     return check(content, requestedSchema);
   } catch {
-    return { ok: false, findings: [{ code: GuardCode.internal, severity: 'error', message: 'the answer could not be checked (internal error)' }] };
+    return {
+      ok: false,
+      findings: [{ code: GuardCode.internal, severity: 'error', message: 'the answer could not be checked (internal error)' }],
+    };
   }
 }

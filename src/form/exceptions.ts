@@ -40,10 +40,20 @@ export function applyFormExceptions(audit: FormAudit, schema: unknown, policy: P
     const rule = rules.find((r) => (r.field === undefined || r.field === field.name) && (r.schema === undefined || r.schema === digest));
     if (rule === undefined) continue;
     allowed.add(field.name);
-    uses.push({ type: 'exception.used', kind: rule.field === undefined ? 'form-schema' : 'form-field', target: rule.field ?? rule.schema!, reason: rule.reason, findings: [GuardCode.sensitiveField] });
+    uses.push({
+      type: 'exception.used',
+      kind: rule.field === undefined ? 'form-schema' : 'form-field',
+      target: rule.field ?? rule.schema!,
+      reason: rule.reason,
+      findings: [GuardCode.sensitiveField],
+    });
   }
   if (uses.length === 0) return digest === null ? audit : { ...audit, schemaDigest: digest };
-  const fields = audit.fields.map((f) => (allowed.has(f.name) ? { name: f.name, class: 'ordinary' as const, reasons: [...f.reasons, `allowed:${f.class}`] } : f));
-  const findings: Finding[] = audit.findings.filter((f) => !(f.code === GuardCode.sensitiveField && f.field !== undefined && allowed.has(f.field)));
+  const fields = audit.fields.map((f) =>
+    allowed.has(f.name) ? { name: f.name, class: 'ordinary' as const, reasons: [...f.reasons, `allowed:${f.class}`] } : f,
+  );
+  const findings: Finding[] = audit.findings.filter(
+    (f) => !(f.code === GuardCode.sensitiveField && f.field !== undefined && allowed.has(f.field)),
+  );
   return { verdict: verdictOf(findings), fields, findings, ...(digest === null ? {} : { schemaDigest: digest }), exceptions: uses };
 }

@@ -190,7 +190,15 @@ function compile(): Compiled {
     ]),
     deliveryWords: wordSet(DELIVERY_WORDS),
     compounds: COMPOUNDS.map((k) => ({
-      entry: { term: k.term, lang: 'en', class: k.class, concept: k.concept, rule: 'strong' as const, scope: 'any' as const, suffix: false },
+      entry: {
+        term: k.term,
+        lang: 'en',
+        class: k.class,
+        concept: k.concept,
+        rule: 'strong' as const,
+        scope: 'any' as const,
+        suffix: false,
+      },
       modifiers: wordSet(k.modifiers),
       heads: wordSet(k.heads),
       stems: (k.oneWordStems ?? []).map((w) => normalizeText(w)),
@@ -277,7 +285,6 @@ function isNeutralised(words: readonly string[], m: WordMatch): boolean {
   return before.some((w) => c.neutralRelative.has(w));
 }
 
-
 function contentWords(words: readonly string[]): string[] {
   const c = compiled();
   return words.filter((w) => !c.functionWords.has(w));
@@ -338,7 +345,15 @@ function isGenericWord(word: string): boolean {
   return hasCjk(word) && c.genericWords.has(stripPossessive(word));
 }
 
-const DELIVERED_CODE: LexiconEntry = { term: 'code sent to you', lang: 'en', class: 'credential', concept: 'otp', rule: 'strong', scope: 'any', suffix: false };
+const DELIVERED_CODE: LexiconEntry = {
+  term: 'code sent to you',
+  lang: 'en',
+  class: 'credential',
+  concept: 'otp',
+  rule: 'strong',
+  scope: 'any',
+  suffix: false,
+};
 
 /** In prose: a code word and a delivery word (sent, texted, received...) in one sentence, not negated. */
 function deliveredCode(c: Compiled, sentenceWords: readonly string[]): boolean {
@@ -427,7 +442,15 @@ function isComplement(c: Compiled, words: readonly string[], m: WordMatch): bool
 
 /** A service name before `key`/`pat`/`pass`/`creds` at the head of a label: `stripe_key`, `openai_key`. */
 const SERVICE_SECRET_HEADS: ReadonlySet<string> = new Set(['key', 'keys', 'pat', 'pass', 'creds', 'cred', 'pw', 'pwd', 'sk']);
-const SERVICE_KEY_ENTRY: LexiconEntry = { term: 'service key', lang: 'en', class: 'credential', concept: 'api-key', rule: 'strong', scope: 'name', suffix: false };
+const SERVICE_KEY_ENTRY: LexiconEntry = {
+  term: 'service key',
+  lang: 'en',
+  class: 'credential',
+  concept: 'api-key',
+  rule: 'strong',
+  scope: 'name',
+  suffix: false,
+};
 
 function serviceKeyHit(c: Compiled, words: readonly string[]): boolean {
   for (let i = 0; i + 1 < words.length; i++) {

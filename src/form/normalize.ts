@@ -24,19 +24,39 @@ const COMBINING_DIACRITICS = /[\u0300-\u036f]/g;
 // Text made only of printable ASCII takes the fast paths below (no Unicode folding to do).
 const ASCII = /^[\x20-\x7e\t\n\r]*$/;
 // Scripts written without spaces between words: matched by substring on compacted text.
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const CJK =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 const LATIN_OR_DIGIT = /[\p{Script=Latin}\p{N}]/u;
 
 // Format characters (zero-width space/joiners, bidi marks, word joiner, BOM), soft hyphen,
 // combining grapheme joiner, Hangul fillers, Mongolian vowel separator, variation selectors.
 const INVISIBLE = /[\p{Cf}\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u3164\uffa0\ufe00-\ufe0f]|\udb40[\udd00-\uddef]/gu;
-const ESCAPE = /\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#[xX]([0-9a-fA-F]{1,6});|&#(\d{1,7});|%([0-9a-fA-F]{2})/g;
-const NAMED_ENTITIES: Readonly<Record<string, string>> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&nbsp;': ' ' };
+const ESCAPE =
+  /\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|&#[xX]([0-9a-fA-F]{1,6});|&#(\d{1,7});|%([0-9a-fA-F]{2})/g;
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&apos;': "'",
+  '&nbsp;': ' ',
+};
 const MIXED_WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const LATIN = /\p{Script=Latin}/u;
 const CONFUSABLE_SCRIPT = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}\p{Script=Coptic}]/u;
-const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i', '|': 'l' };
+const LEET: Readonly<Record<string, string>> = {
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '@': 'a',
+  $: 's',
+  '!': 'i',
+  '|': 'l',
+};
 // A run of letters with leet characters inside it (`p4ssw0rd`, `pa$$word`), or leading `@`/`$` (`@pi`).
 const LEET_WORD = /(?<![\p{L}\p{N}@$!|])(?:[@$][\p{L}][\p{L}0-9@$!|]*|[\p{L}][\p{L}0-9@$!|]*[0-9@$!|][\p{L}][\p{L}0-9@$!|]*)/gu;
 
@@ -108,16 +128,18 @@ export function deobfuscate(text: string, label: boolean): string {
 export function normalizeText(text: string): string {
   const clipped = text.length > MAX_SCANNED_TEXT ? text.slice(0, MAX_SCANNED_TEXT) : text;
   if (ASCII.test(clipped)) return clipped.toLowerCase();
-  return clipped
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/ß/g, 'ss')
-    .replace(/ł/g, 'l')
-    // Hebrew abbreviations (דוא"ל, צה״ל) keep their gershayim inside the word.
-    .replace(/(\p{Script=Hebrew})["\u05f4'\u05f3](?=\p{Script=Hebrew})/gu, '$1')
-    .normalize('NFD')
-    .replace(COMBINING_DIACRITICS, '')
-    .normalize('NFC');
+  return (
+    clipped
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/ß/g, 'ss')
+      .replace(/ł/g, 'l')
+      // Hebrew abbreviations (דוא"ל, צה״ל) keep their gershayim inside the word.
+      .replace(/(\p{Script=Hebrew})["\u05f4'\u05f3](?=\p{Script=Hebrew})/gu, '$1')
+      .normalize('NFD')
+      .replace(COMBINING_DIACRITICS, '')
+      .normalize('NFC')
+  );
 }
 
 /** True when the text holds a script written without spaces (Han, Kana, Hangul, Thai...), matched by substring. */
@@ -224,10 +246,14 @@ export function textSentences(text: string, label = false): string[][][] {
   const normalized = normalizeText(splitCase(deobfuscate(text, label)));
   const sentences: string[][][] = [];
   const ascii = ASCII.test(normalized);
-  for (const sentence of ascii ? normalized.split(/[.!?;\n\r]+(?:\s|$)|[\n\r]/) : normalized.split(/[.!?;\n\r。！？；]+(?:\s|$)|[\n\r。！？；]/u)) {
+  for (const sentence of ascii
+    ? normalized.split(/[.!?;\n\r]+(?:\s|$)|[\n\r]/)
+    : normalized.split(/[.!?;\n\r。！？；]+(?:\s|$)|[\n\r。！？；]/u)) {
     const phrases: string[][] = [];
     // A dot inside a word (`id_rsa.pub`, `Node.js`, `v1.2`) does not end a phrase.
-    for (const part of ascii ? sentence.split(/(?:[,:()[\]{}<>"|/\\\t]|\.(?!\w))+/) : sentence.split(/(?:[,:()[\]{}<>"«»“”„|/\\\t、，：（）「」『』【】《》・]|\.(?![\p{L}\p{N}]))+/u)) {
+    for (const part of ascii
+      ? sentence.split(/(?:[,:()[\]{}<>"|/\\\t]|\.(?!\w))+/)
+      : sentence.split(/(?:[,:()[\]{}<>"«»“”„|/\\\t、，：（）「」『』【】《》・]|\.(?![\p{L}\p{N}]))+/u)) {
       const ws = words(part);
       if (ws.length > 0) phrases.push(ws);
     }

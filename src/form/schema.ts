@@ -88,7 +88,11 @@ class Reporter {
   readonly findings: Finding[] = [];
 
   schema(message: string, field?: string): void {
-    this.findings.push(field === undefined ? { code: GuardCode.schemaNotAllowed, severity: 'error', message } : { code: GuardCode.schemaNotAllowed, severity: 'error', message, field });
+    this.findings.push(
+      field === undefined
+        ? { code: GuardCode.schemaNotAllowed, severity: 'error', message }
+        : { code: GuardCode.schemaNotAllowed, severity: 'error', message, field },
+    );
   }
 
   keyword(field: string, keyword: string, problem: string): void {
@@ -100,7 +104,12 @@ class Reporter {
   }
 
   defaultWarning(field: string, problem: string): void {
-    this.findings.push({ code: DEFAULT_WARNING, severity: 'warning', message: `field ${quoteName(field)}: keyword "default" ${problem}; the field is optional, so the form is shown with the default to correct`, field });
+    this.findings.push({
+      code: DEFAULT_WARNING,
+      severity: 'warning',
+      message: `field ${quoteName(field)}: keyword "default" ${problem}; the field is optional, so the form is shown with the default to correct`,
+      field,
+    });
   }
 }
 
@@ -144,7 +153,8 @@ function checkKeys(r: Reporter, name: string, raw: Record<string, unknown>, allo
   for (const key of Object.keys(raw)) {
     if (allowed.has(key)) continue;
     if (key === 'pattern') {
-      if (typeof raw[key] === 'string') r.info(name, `field ${quoteName(name)}: keyword "pattern" is not part of spec 2025-11-25; tolerated, not enforced`);
+      if (typeof raw[key] === 'string')
+        r.info(name, `field ${quoteName(name)}: keyword "pattern" is not part of spec 2025-11-25; tolerated, not enforced`);
       else r.keyword(name, key, 'must be a string');
       continue;
     }
@@ -192,7 +202,12 @@ function readTitledOptions(r: Reporter, name: string, key: string, value: unknow
   const consts: string[] = [];
   const titles: string[] = [];
   for (const option of value as unknown[]) {
-    if (!isPlainObject(option) || typeof own(option, 'const') !== 'string' || typeof own(option, 'title') !== 'string' || Object.keys(option).some((k) => k !== 'const' && k !== 'title')) {
+    if (
+      !isPlainObject(option) ||
+      typeof own(option, 'const') !== 'string' ||
+      typeof own(option, 'title') !== 'string' ||
+      Object.keys(option).some((k) => k !== 'const' && k !== 'title')
+    ) {
       r.keyword(name, key, 'must hold only {const: string, title: string} objects');
       return null;
     }
@@ -236,7 +251,11 @@ function readString(r: Reporter, name: string, raw: Record<string, unknown>): Re
   if (Object.hasOwn(raw, 'oneOf')) {
     checkKeys(r, name, raw, TITLED_SINGLE_KEYS);
     const options = readTitledOptions(r, name, 'oneOf', raw['oneOf']);
-    return { shape: options === null ? { kind: 'unknown' } : { kind: 'single-select', options: options.consts }, formatPassword: false, optionTitles: options?.titles ?? [] };
+    return {
+      shape: options === null ? { kind: 'unknown' } : { kind: 'single-select', options: options.consts },
+      formatPassword: false,
+      optionTitles: options?.titles ?? [],
+    };
   }
   if (Object.hasOwn(raw, 'enum')) {
     checkKeys(r, name, raw, UNTITLED_SINGLE_KEYS);
@@ -244,7 +263,8 @@ function readString(r: Reporter, name: string, raw: Record<string, unknown>): Re
     let optionTitles: string[] = [];
     if (Object.hasOwn(raw, 'enumNames')) {
       const names = readStringList(r, name, 'enumNames', raw['enumNames']);
-      if (names !== null && options !== null && names.length !== options.length) r.keyword(name, 'enumNames', 'must have one name per enum value');
+      if (names !== null && options !== null && names.length !== options.length)
+        r.keyword(name, 'enumNames', 'must have one name per enum value');
       optionTitles = names ?? [];
     }
     return { shape: options === null ? { kind: 'unknown' } : { kind: 'single-select', options }, formatPassword: false, optionTitles };
@@ -257,9 +277,19 @@ function readString(r: Reporter, name: string, raw: Record<string, unknown>): Re
   let formatPassword = false;
   if (format !== undefined && !isStringFormat(format)) {
     formatPassword = format === 'password';
-    r.keyword(name, 'format', formatPassword ? 'value "password" is not allowed (it marks a secret: use URL mode for secrets)' : 'must be one of "email", "uri", "date", "date-time"');
+    r.keyword(
+      name,
+      'format',
+      formatPassword
+        ? 'value "password" is not allowed (it marks a secret: use URL mode for secrets)'
+        : 'must be one of "email", "uri", "date", "date-time"',
+    );
   }
-  return { shape: { kind: 'string', minLength, maxLength, format: isStringFormat(format) ? format : null }, formatPassword, optionTitles: [] };
+  return {
+    shape: { kind: 'string', minLength, maxLength, format: isStringFormat(format) ? format : null },
+    formatPassword,
+    optionTitles: [],
+  };
 }
 
 function readNumber(r: Reporter, name: string, raw: Record<string, unknown>, integer: boolean): Read {
@@ -277,32 +307,60 @@ function readArray(r: Reporter, name: string, raw: Record<string, unknown>): Rea
   checkRange(r, name, minItems, maxItems, 'minItems', 'maxItems');
   const items = own(raw, 'items');
   if (!isPlainObject(items)) {
-    r.keyword(name, 'items', items === undefined ? 'is required for a multi-select field' : 'must be {type:"string", enum:[...]} or {anyOf:[{const, title}]}');
+    r.keyword(
+      name,
+      'items',
+      items === undefined ? 'is required for a multi-select field' : 'must be {type:"string", enum:[...]} or {anyOf:[{const, title}]}',
+    );
     return { shape: { kind: 'unknown' }, formatPassword: false, optionTitles: [] };
   }
   if (Object.hasOwn(items, 'anyOf')) {
     const extra = Object.keys(items).filter((k) => k !== 'anyOf');
     for (const key of extra) r.keyword(name, `items.${key}`, 'is not allowed next to items.anyOf');
     const options = readTitledOptions(r, name, 'items.anyOf', items['anyOf']);
-    return { shape: options === null ? { kind: 'unknown' } : { kind: 'multi-select', options: options.consts, minItems, maxItems }, formatPassword: false, optionTitles: options?.titles ?? [] };
+    return {
+      shape: options === null ? { kind: 'unknown' } : { kind: 'multi-select', options: options.consts, minItems, maxItems },
+      formatPassword: false,
+      optionTitles: options?.titles ?? [],
+    };
   }
   if (own(items, 'type') !== 'string') {
-    r.keyword(name, 'items', items['type'] === 'object' ? 'must not be an object: arrays of objects are not supported' : 'must be {type:"string", enum:[...]} or {anyOf:[{const, title}]}');
+    r.keyword(
+      name,
+      'items',
+      items['type'] === 'object'
+        ? 'must not be an object: arrays of objects are not supported'
+        : 'must be {type:"string", enum:[...]} or {anyOf:[{const, title}]}',
+    );
     return { shape: { kind: 'unknown' }, formatPassword: false, optionTitles: [] };
   }
-  for (const key of Object.keys(items)) if (key !== 'type' && key !== 'enum') r.keyword(name, `items.${key}`, 'is not allowed in a multi-select items schema');
+  for (const key of Object.keys(items))
+    if (key !== 'type' && key !== 'enum') r.keyword(name, `items.${key}`, 'is not allowed in a multi-select items schema');
   if (!Object.hasOwn(items, 'enum')) {
     r.keyword(name, 'items.enum', 'is required: a multi-select lists its options');
     return { shape: { kind: 'unknown' }, formatPassword: false, optionTitles: [] };
   }
   const options = readStringList(r, name, 'items.enum', items['enum']);
-  return { shape: options === null ? { kind: 'unknown' } : { kind: 'multi-select', options, minItems, maxItems }, formatPassword: false, optionTitles: [] };
+  return {
+    shape: options === null ? { kind: 'unknown' } : { kind: 'multi-select', options, minItems, maxItems },
+    formatPassword: false,
+    optionTitles: [],
+  };
 }
 
 function readField(r: Reporter, name: string, raw: unknown, optional: boolean): FieldSpec {
   if (!isPlainObject(raw)) {
     r.schema(`field ${quoteName(name)}: must be a schema object`, name);
-    return { name, shape: { kind: 'unknown' }, title: null, description: null, formatPassword: false, writeOnly: false, stringDefaults: [], optionTitles: [] };
+    return {
+      name,
+      shape: { kind: 'unknown' },
+      title: null,
+      description: null,
+      formatPassword: false,
+      writeOnly: false,
+      stringDefaults: [],
+      optionTitles: [],
+    };
   }
   const common = readCommon(r, name, raw);
   const writeOnly = own(raw, 'writeOnly') === true;
@@ -331,12 +389,22 @@ function readField(r: Reporter, name: string, raw: unknown, optional: boolean): 
             ? 'must not be "object": nested objects are not supported'
             : 'must be "string", "number", "integer", "boolean" or "array"';
       r.keyword(name, 'type', problem);
-      for (const key of Object.keys(raw)) if (!['type', 'title', 'description', 'default'].includes(key)) r.keyword(name, key, unknownKeywordProblem(key));
+      for (const key of Object.keys(raw))
+        if (!['type', 'title', 'description', 'default'].includes(key)) r.keyword(name, key, unknownKeywordProblem(key));
       read = { shape: { kind: 'unknown' }, formatPassword: own(raw, 'format') === 'password', optionTitles: [] };
     }
   }
   const stringDefaults = checkDefault(r, name, raw, read.shape, optional);
-  return { name, shape: read.shape, title: common.title, description: common.description, formatPassword: read.formatPassword, writeOnly, stringDefaults, optionTitles: read.optionTitles };
+  return {
+    name,
+    shape: read.shape,
+    title: common.title,
+    description: common.description,
+    formatPassword: read.formatPassword,
+    writeOnly,
+    stringDefaults,
+    optionTitles: read.optionTitles,
+  };
 }
 
 /** Reads a `requestedSchema` against the spec 2025-11-25 allowlist. Never throws on JSON input. */
@@ -360,7 +428,9 @@ export function readSchema(schema: unknown): SchemaReading {
 
   const properties = own(schema, 'properties');
   const rawRequiredNames = own(schema, 'required');
-  const requiredNames = new Set(Array.isArray(rawRequiredNames) ? (rawRequiredNames as unknown[]).filter((v): v is string => typeof v === 'string') : []);
+  const requiredNames = new Set(
+    Array.isArray(rawRequiredNames) ? (rawRequiredNames as unknown[]).filter((v): v is string => typeof v === 'string') : [],
+  );
   const fields: FieldSpec[] = [];
   if (!isPlainObject(properties)) {
     r.schema('requestedSchema: keyword "properties" must be an object of fields');
@@ -371,7 +441,10 @@ export function readSchema(schema: unknown): SchemaReading {
     const declared = Array.isArray(rawRequiredNames);
     const entries = Object.entries(properties);
     // No person fills in hundreds of fields; a form that large is a way to make the audit slow.
-    if (entries.length > MAX_FIELDS) r.schema(`requestedSchema: ${entries.length} properties is more than the ${MAX_FIELDS} a form may have; only the first ${MAX_FIELDS} were read`);
+    if (entries.length > MAX_FIELDS)
+      r.schema(
+        `requestedSchema: ${entries.length} properties is more than the ${MAX_FIELDS} a form may have; only the first ${MAX_FIELDS} were read`,
+      );
     for (const [name, raw] of entries.slice(0, MAX_FIELDS)) fields.push(readField(r, name, raw, declared && !requiredNames.has(name)));
   }
 
@@ -398,5 +471,11 @@ export function readSchema(schema: unknown): SchemaReading {
   }
   const title = own(schema, 'title');
   const description = own(schema, 'description');
-  return { title: typeof title === 'string' ? title : null, description: typeof description === 'string' ? description : null, fields, required, findings: r.findings };
+  return {
+    title: typeof title === 'string' ? title : null,
+    description: typeof description === 'string' ? description : null,
+    fields,
+    required,
+    findings: r.findings,
+  };
 }

@@ -10,7 +10,12 @@ export type FieldShape =
   | { readonly kind: 'number'; readonly integer: boolean; readonly minimum: number | null; readonly maximum: number | null }
   | { readonly kind: 'boolean' }
   | { readonly kind: 'single-select'; readonly options: readonly string[] }
-  | { readonly kind: 'multi-select'; readonly options: readonly string[]; readonly minItems: number | null; readonly maxItems: number | null }
+  | {
+      readonly kind: 'multi-select';
+      readonly options: readonly string[];
+      readonly minItems: number | null;
+      readonly maxItems: number | null;
+    }
   /** Not one of the allowed shapes: the audit has already reported why. */
   | { readonly kind: 'unknown' };
 

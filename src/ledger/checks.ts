@@ -9,19 +9,22 @@ export function checkMove(from: FlowState, to: FlowState, trigger: FlowTrigger, 
 }
 
 export function checkTime(at: number): void {
-  if (!Number.isSafeInteger(at) || at < 0) throw new GuardError(GuardCode.recordInvalid, 'a ledger time must be a non-negative integer (ms since the epoch)');
+  if (!Number.isSafeInteger(at) || at < 0)
+    throw new GuardError(GuardCode.recordInvalid, 'a ledger time must be a non-negative integer (ms since the epoch)');
 }
 
 /** The limit as a number, `null` for none. */
 export function checkQuery(query: NavigationQuery | undefined): number | null {
   const limit = query?.limit;
   if (limit === undefined) return null;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new GuardError(GuardCode.recordInvalid, 'listNavigations: limit must be a positive integer');
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new GuardError(GuardCode.recordInvalid, 'listNavigations: limit must be a positive integer');
   return limit;
 }
 
 export function checkDigest(digest: string): void {
-  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) throw new GuardError(GuardCode.recordInvalid, 'a request digest must be a sha256 digest in lower-case hex');
+  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest))
+    throw new GuardError(GuardCode.recordInvalid, 'a request digest must be a sha256 digest in lower-case hex');
 }
 
 export function closedError(): GuardError {

@@ -50,14 +50,19 @@ export async function moveByHand(ledger: Ledger, id: string, action: ManualActio
   if (stored === null) throw new GuardError(GuardCode.unknownNavigation, `no navigation record "${id}" in the ledger`, { id });
   const from = stored.flow.state;
   const steps = stepsFor(action, from);
-  if (steps === null) throw new GuardError(GuardCode.illegalTransition, `flow ${id} is ${from}: ${action} applies only to ${ALLOWED[action]}`, { id, from });
+  if (steps === null)
+    throw new GuardError(GuardCode.illegalTransition, `flow ${id} is ${from}: ${action} applies only to ${ALLOWED[action]}`, { id, from });
   const done: { from: FlowState; to: FlowState; trigger: FlowTrigger }[] = [];
   let state = from;
   for (const step of steps) {
     const result = await ledger.updateFlowState(id, state, step.to, step.trigger, now);
     if (!result.updated) {
       const found = result.current === null ? 'gone' : result.current.state;
-      throw new GuardError(GuardCode.stateConflict, `flow ${id} changed while it was being moved (expected ${state}, found ${found}); nothing more was changed`, { id });
+      throw new GuardError(
+        GuardCode.stateConflict,
+        `flow ${id} changed while it was being moved (expected ${state}, found ${found}); nothing more was changed`,
+        { id },
+      );
     }
     done.push({ from: state, to: step.to, trigger: step.trigger });
     state = step.to;

@@ -55,7 +55,9 @@ export class MemoryLedger implements Ledger {
     this.#open();
     const limit = checkQuery(query);
     const matching = [...this.#navigations.values()].filter((e) => query?.state === undefined || e.flow.state === query.state);
-    matching.sort((a, b) => b.record.createdAt - a.record.createdAt || (a.record.id < b.record.id ? 1 : a.record.id > b.record.id ? -1 : 0));
+    matching.sort(
+      (a, b) => b.record.createdAt - a.record.createdAt || (a.record.id < b.record.id ? 1 : a.record.id > b.record.id ? -1 : 0),
+    );
     return Object.freeze((limit === null ? matching : matching.slice(0, limit)).map(stored));
   }
 

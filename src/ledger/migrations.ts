@@ -70,7 +70,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   }),
   Object.freeze({
     version: 3,
-    summary: 'business receipts keyed by a sequential row number, the receipt id and the lineage as unique secondaries, columns instead of a JSON copy',
+    summary:
+      'business receipts keyed by a sequential row number, the receipt id and the lineage as unique secondaries, columns instead of a JSON copy',
     // A receipt used to be a row keyed by its random id (a rowid table with a unique index on the
     // id and one on the lineage) plus a JSON copy of the columns. Business receipt ids are now
     // time-ordered, so with a sequential row key only the lineage index takes a random page per
@@ -137,12 +138,16 @@ export function schemaVersion(db: Database.Database): number {
  * file written by a newer release rather than guess at its meaning.
  */
 export function migrate(db: Database.Database, target: number = LATEST_VERSION): number {
-  if (!MIGRATIONS.some((m) => m.version === target)) throw new GuardError(GuardCode.ledgerUnavailable, `no ledger schema version ${target}`);
+  if (!MIGRATIONS.some((m) => m.version === target))
+    throw new GuardError(GuardCode.ledgerUnavailable, `no ledger schema version ${target}`);
   const apply = db.transaction(() => {
     // Read again under the write lock: another process may have migrated the file meanwhile.
     const current = schemaVersion(db);
     if (current > LATEST_VERSION) {
-      throw new GuardError(GuardCode.ledgerUnavailable, `the ledger file has schema version ${current}, newer than this release understands (${LATEST_VERSION})`);
+      throw new GuardError(
+        GuardCode.ledgerUnavailable,
+        `the ledger file has schema version ${current}, newer than this release understands (${LATEST_VERSION})`,
+      );
     }
     if (current >= target) return current;
     for (const step of MIGRATIONS) if (step.version > current && step.version <= target) db.exec(step.sql);

@@ -38,7 +38,8 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
 
 /** What a ledger spec names, without opening anything. */
 export function parseLedgerSpec(spec: string, cwd: string = process.cwd()): LedgerLocation {
-  if (typeof spec !== 'string' || spec.trim() === '') throw new GuardError(GuardCode.input, 'a ledger spec is "memory", a postgres:// URL or a SQLite file path');
+  if (typeof spec !== 'string' || spec.trim() === '')
+    throw new GuardError(GuardCode.input, 'a ledger spec is "memory", a postgres:// URL or a SQLite file path');
   if (spec === 'memory') return { kind: 'memory', target: 'memory', display: 'memory' };
   if (POSTGRES_URL.test(spec)) {
     try {
@@ -76,7 +77,10 @@ export async function openLedger(spec: string | LedgerLocation, options: OpenLed
     }
     case 'postgres': {
       const { PostgresLedger } = await import('./postgres.js');
-      return PostgresLedger.connect(location.target, { ...(options.lazy === undefined ? {} : { lazy: options.lazy }), ...(options.schema === undefined ? {} : { schema: options.schema }) });
+      return PostgresLedger.connect(location.target, {
+        ...(options.lazy === undefined ? {} : { lazy: options.lazy }),
+        ...(options.schema === undefined ? {} : { schema: options.schema }),
+      });
     }
   }
 }

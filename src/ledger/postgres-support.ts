@@ -14,7 +14,10 @@ export async function loadPg(what: string): Promise<PgModule> {
     const module = (await import('pg')) as unknown as { default?: PgModule } & PgModule;
     return module.default ?? module;
   } catch (error) {
-    throw new GuardError(GuardCode.ledgerUnavailable, `${what} needs the optional dependency pg (npm install pg): ${(error as Error).message}`);
+    throw new GuardError(
+      GuardCode.ledgerUnavailable,
+      `${what} needs the optional dependency pg (npm install pg): ${(error as Error).message}`,
+    );
   }
 }
 
@@ -40,14 +43,21 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** The schema name, checked, as a quoted identifier. */
 export function schemaIdentifier(schema: string): string {
-  if (!SCHEMA_NAME.test(schema)) throw new GuardError(GuardCode.recordInvalid, 'a PostgreSQL schema name must be 1 to 63 lower-case letters, digits or "_", not starting with a digit');
+  if (!SCHEMA_NAME.test(schema))
+    throw new GuardError(
+      GuardCode.recordInvalid,
+      'a PostgreSQL schema name must be 1 to 63 lower-case letters, digits or "_", not starting with a digit',
+    );
   return `"${schema}"`;
 }
 
 /** int8 as a JavaScript number (the ledger's times are milliseconds, well within 2^53), without touching `pg`'s global parsers. */
 export function poolTypes(driver: PgModule): pg.CustomTypesConfig {
   return {
-    getTypeParser: ((oid: number, format?: string) => (oid === 20 ? (text: string) => Number(text) : driver.types.getTypeParser(oid, format as 'text'))) as pg.CustomTypesConfig['getTypeParser'],
+    getTypeParser: ((oid: number, format?: string) =>
+      oid === 20
+        ? (text: string) => Number(text)
+        : driver.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
   };
 }
 
@@ -79,14 +89,32 @@ export function createPool(driver: PgModule, target: PostgresTarget, settings: P
   return pool;
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 /** Whether an error means the database cannot be reached (as opposed to a refused statement). */
 export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
   const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' && /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message);
+  return (
+    typeof message === 'string' &&
+    /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+      message,
+    )
+  );
 }
 
 /** A deadlock or serialization failure: the transaction was rolled back and may simply be run again. */
@@ -121,14 +149,27 @@ export async function migratePg(client: pg.ClientBase, schema: string, component
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mcp-elicitation-guard/${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (component text NOT NULL, version integer NOT NULL, summary text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (component, version))`);
-    const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${quoted}.schema_migrations WHERE component = $1`, [component]);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (component text NOT NULL, version integer NOT NULL, summary text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (component, version))`,
+    );
+    const { rows } = await client.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${quoted}.schema_migrations WHERE component = $1`,
+      [component],
+    );
     const current = rows[0]?.version ?? 0;
-    if (current > latest) throw new GuardError(GuardCode.ledgerUnavailable, `the ${component} tables in schema ${schema} are at version ${current}, newer than this release understands (${latest})`);
+    if (current > latest)
+      throw new GuardError(
+        GuardCode.ledgerUnavailable,
+        `the ${component} tables in schema ${schema} are at version ${current}, newer than this release understands (${latest})`,
+      );
     for (const step of steps) {
       if (step.version <= current) continue;
       await client.query(step.sql.replaceAll('$schema', quoted));
-      await client.query(`INSERT INTO ${quoted}.schema_migrations (component, version, summary) VALUES ($1, $2, $3)`, [component, step.version, step.summary]);
+      await client.query(`INSERT INTO ${quoted}.schema_migrations (component, version, summary) VALUES ($1, $2, $3)`, [
+        component,
+        step.version,
+        step.summary,
+      ]);
     }
     await client.query('COMMIT');
     return Math.max(current, latest);
@@ -166,7 +207,12 @@ export class HealthWatch {
     this.#probe = probe;
     this.#initialDelayMs = options.initialDelayMs ?? 100;
     this.#maxDelayMs = options.maxDelayMs ?? 5000;
-    if (!Number.isSafeInteger(this.#initialDelayMs) || this.#initialDelayMs < 1 || !Number.isSafeInteger(this.#maxDelayMs) || this.#maxDelayMs < this.#initialDelayMs) {
+    if (
+      !Number.isSafeInteger(this.#initialDelayMs) ||
+      this.#initialDelayMs < 1 ||
+      !Number.isSafeInteger(this.#maxDelayMs) ||
+      this.#maxDelayMs < this.#initialDelayMs
+    ) {
       throw new GuardError(GuardCode.recordInvalid, 'reconnect delays must be positive integers with maxDelayMs >= initialDelayMs');
     }
     this.#delay = this.#initialDelayMs;

@@ -154,7 +154,14 @@ interface TransitionRow {
 type Write =
   | { readonly kind: 'navigation'; readonly record: NavigationRecord }
   | { readonly kind: 'consent'; readonly receipt: ConsentReceipt }
-  | { readonly kind: 'move'; readonly id: string; readonly from: FlowState; readonly to: FlowState; readonly trigger: FlowTrigger; readonly at: number }
+  | {
+      readonly kind: 'move';
+      readonly id: string;
+      readonly from: FlowState;
+      readonly to: FlowState;
+      readonly trigger: FlowTrigger;
+      readonly at: number;
+    }
   | { readonly kind: 'accept'; readonly receipt: BusinessReceipt }
   | { readonly kind: 'accept-many'; readonly receipts: readonly BusinessReceipt[] };
 
@@ -209,10 +216,19 @@ function statements(schema: string) {
     getNavigation: named('get_navigation', `SELECT ${nav} FROM ${s}.navigations WHERE id = $1`),
     listAll: named('list_all', `SELECT ${nav} FROM ${s}.navigations ORDER BY created_at DESC, id DESC LIMIT $1`),
     listByState: named('list_by_state', `SELECT ${nav} FROM ${s}.navigations WHERE state = $1 ORDER BY created_at DESC, id DESC LIMIT $2`),
-    listTransitions: named('list_transitions', `SELECT navigation_id, from_state, to_state, flow_trigger, at FROM ${s}.flow_transitions WHERE navigation_id = $1 ORDER BY seq`),
+    listTransitions: named(
+      'list_transitions',
+      `SELECT navigation_id, from_state, to_state, flow_trigger, at FROM ${s}.flow_transitions WHERE navigation_id = $1 ORDER BY seq`,
+    ),
     listConsents: named('list_consents', `SELECT record FROM ${s}.consent_receipts WHERE navigation_id = $1 ORDER BY at, seq`),
-    getBusiness: named('get_business', `SELECT record FROM ${s}.business_receipts WHERE session = $1 AND lineage_kind = $2 AND original_request_digest = $3`),
-    listBusinessByDigest: named('list_business_by_digest', `SELECT record FROM ${s}.business_receipts WHERE original_request_digest = $1 ORDER BY at, id`),
+    getBusiness: named(
+      'get_business',
+      `SELECT record FROM ${s}.business_receipts WHERE session = $1 AND lineage_kind = $2 AND original_request_digest = $3`,
+    ),
+    listBusinessByDigest: named(
+      'list_business_by_digest',
+      `SELECT record FROM ${s}.business_receipts WHERE original_request_digest = $1 ORDER BY at, id`,
+    ),
   };
 }
 
@@ -245,7 +261,15 @@ export class PostgresLedger implements Ledger {
   #closed = false;
   readonly #stats = { commits: 0, writes: 0, failures: 0, largestGroup: 0 };
 
-  private constructor(pool: pg.Pool, schema: string, target: string, maxGroupSize: number, reconnect: BackoffOptions | undefined, ready: boolean, maxConcurrentGroups: number) {
+  private constructor(
+    pool: pg.Pool,
+    schema: string,
+    target: string,
+    maxGroupSize: number,
+    reconnect: BackoffOptions | undefined,
+    ready: boolean,
+    maxConcurrentGroups: number,
+  ) {
     this.#pool = pool;
     this.#maxConcurrentGroups = maxConcurrentGroups;
     this.#schema = schema;
@@ -273,10 +297,15 @@ export class PostgresLedger implements Ledger {
     const described = describeTarget(target);
     const driver = await loadPg('the PostgreSQL ledger');
     let ledger: PostgresLedger | null = null;
-    const pool = createPool(driver, target, { max, connectTimeoutMs, statementTimeoutMs, applicationName: 'mcp-elicitation-guard' }, (error) => {
-      // An idle connection died (a server restart, a network cut): the next call reconnects.
-      if (isConnectionError(error) && ledger !== null) ledger.#health.lost(errorCode(error));
-    });
+    const pool = createPool(
+      driver,
+      target,
+      { max, connectTimeoutMs, statementTimeoutMs, applicationName: 'mcp-elicitation-guard' },
+      (error) => {
+        // An idle connection died (a server restart, a network cut): the next call reconnects.
+        if (isConnectionError(error) && ledger !== null) ledger.#health.lost(errorCode(error));
+      },
+    );
     const concurrent = Math.min(positive(options.maxConcurrentGroups ?? 4, 'maxConcurrentGroups'), Math.max(1, max - 1));
     ledger = new PostgresLedger(pool, schema, described, maxGroupSize, options.reconnect, false, concurrent);
     try {
@@ -307,7 +336,10 @@ export class PostgresLedger implements Ledger {
     this.#open();
     const checked = parseNavigationRecord(record);
     await this.#submit({ kind: 'navigation', record: checked });
-    return Object.freeze({ record: checked, flow: Object.freeze({ id: checked.id, state: 'CREATED', trigger: null, createdAt: checked.createdAt, updatedAt: checked.createdAt }) });
+    return Object.freeze({
+      record: checked,
+      flow: Object.freeze({ id: checked.id, state: 'CREATED', trigger: null, createdAt: checked.createdAt, updatedAt: checked.createdAt }),
+    });
   }
 
   async getNavigation(id: string): Promise<StoredNavigation | null> {
@@ -318,7 +350,10 @@ export class PostgresLedger implements Ledger {
   async listNavigations(query?: NavigationQuery): Promise<readonly StoredNavigation[]> {
     this.#open();
     const limit = checkQuery(query);
-    const rows = query?.state === undefined ? await this.#read<NavigationRow>(this.#sql.listAll, [limit]) : await this.#read<NavigationRow>(this.#sql.listByState, [query.state, limit]);
+    const rows =
+      query?.state === undefined
+        ? await this.#read<NavigationRow>(this.#sql.listAll, [limit])
+        : await this.#read<NavigationRow>(this.#sql.listByState, [query.state, limit]);
     return Object.freeze(rows.map(storedOf));
   }
 
@@ -339,7 +374,11 @@ export class PostgresLedger implements Ledger {
   }
 
   async listConsentReceipts(navigationId: string): Promise<readonly ConsentReceipt[]> {
-    return Object.freeze((await this.#read<{ record: string }>(this.#sql.listConsents, [navigationId])).map((row) => parseStored(parseConsentReceipt, row.record)));
+    return Object.freeze(
+      (await this.#read<{ record: string }>(this.#sql.listConsents, [navigationId])).map((row) =>
+        parseStored(parseConsentReceipt, row.record),
+      ),
+    );
   }
 
   /**
@@ -367,21 +406,47 @@ export class PostgresLedger implements Ledger {
 
   async getBusinessReceipt(key: LineageKey): Promise<BusinessReceipt | null> {
     const checked = parseLineageKey(key);
-    const rows = await this.#read<{ record: string }>(this.#sql.getBusiness, [checked.session, checked.kind, checked.originalRequestDigest]);
+    const rows = await this.#read<{ record: string }>(this.#sql.getBusiness, [
+      checked.session,
+      checked.kind,
+      checked.originalRequestDigest,
+    ]);
     return rows[0] === undefined ? null : parseStored(parseBusinessReceipt, rows[0].record);
   }
 
   async listBusinessReceipts(originalRequestDigest: string): Promise<readonly BusinessReceipt[]> {
     checkDigest(originalRequestDigest);
-    return Object.freeze((await this.#read<{ record: string }>(this.#sql.listBusinessByDigest, [originalRequestDigest])).map((row) => parseStored(parseBusinessReceipt, row.record)));
+    return Object.freeze(
+      (await this.#read<{ record: string }>(this.#sql.listBusinessByDigest, [originalRequestDigest])).map((row) =>
+        parseStored(parseBusinessReceipt, row.record),
+      ),
+    );
   }
 
   /** What the server reports for this ledger's connection (for diagnostics, tests and the benchmark). */
   async settings(): Promise<PostgresLedgerSettings> {
-    const [commit] = await this.#read<{ synchronous_commit: string }>({ name: `meg_${this.#schema}_sync`, text: 'SHOW synchronous_commit' }, []);
-    const [version] = await this.#read<{ server_version: string }>({ name: `meg_${this.#schema}_version`, text: 'SHOW server_version' }, []);
-    const [migrated] = await this.#read<{ version: number }>({ name: `meg_${this.#schema}_schema_version`, text: `SELECT max(version) AS version FROM ${schemaIdentifier(this.#schema)}.schema_migrations WHERE component = 'ledger'` }, []);
-    return Object.freeze({ target: this.#target, schema: this.#schema, schemaVersion: migrated?.version ?? 0, synchronousCommit: commit?.synchronous_commit ?? 'unknown', serverVersion: version?.server_version ?? 'unknown' });
+    const [commit] = await this.#read<{ synchronous_commit: string }>(
+      { name: `meg_${this.#schema}_sync`, text: 'SHOW synchronous_commit' },
+      [],
+    );
+    const [version] = await this.#read<{ server_version: string }>(
+      { name: `meg_${this.#schema}_version`, text: 'SHOW server_version' },
+      [],
+    );
+    const [migrated] = await this.#read<{ version: number }>(
+      {
+        name: `meg_${this.#schema}_schema_version`,
+        text: `SELECT max(version) AS version FROM ${schemaIdentifier(this.#schema)}.schema_migrations WHERE component = 'ledger'`,
+      },
+      [],
+    );
+    return Object.freeze({
+      target: this.#target,
+      schema: this.#schema,
+      schemaVersion: migrated?.version ?? 0,
+      synchronousCommit: commit?.synchronous_commit ?? 'unknown',
+      serverVersion: version?.server_version ?? 'unknown',
+    });
   }
 
   /** How the writes of this ledger were grouped so far. */
@@ -416,7 +481,10 @@ export class PostgresLedger implements Ledger {
     this.#open();
     const down = this.#health.down;
     if (down !== null || !this.#ready) {
-      throw new GuardError(GuardCode.ledgerUnavailable, `the PostgreSQL ledger at ${this.#target} is unreachable (${down?.reason ?? 'not connected yet'}); reconnecting in the background`);
+      throw new GuardError(
+        GuardCode.ledgerUnavailable,
+        `the PostgreSQL ledger at ${this.#target} is unreachable (${down?.reason ?? 'not connected yet'}); reconnecting in the background`,
+      );
     }
   }
 
@@ -432,7 +500,10 @@ export class PostgresLedger implements Ledger {
   #unavailable(error: unknown, what: string): GuardError {
     if (GuardError.is(error)) return error;
     if (isConnectionError(error)) this.#health.lost(errorCode(error));
-    return new GuardError(GuardCode.ledgerUnavailable, `${what} at ${this.#target} (${errorCode(error)}${isConnectionError(error) ? ': the database cannot be reached' : ''})`);
+    return new GuardError(
+      GuardCode.ledgerUnavailable,
+      `${what} at ${this.#target} (${errorCode(error)}${isConnectionError(error) ? ': the database cannot be reached' : ''})`,
+    );
   }
 
   #submit(write: Write): Promise<unknown> {
@@ -523,7 +594,10 @@ export class PostgresLedger implements Ledger {
       try {
         if (writes.every((w) => w.kind === 'accept')) {
           // One INSERT is its own transaction: no BEGIN/COMMIT round trips for the hot path.
-          answers = await this.#acceptRun(client, writes.map((w) => (w as { receipt: BusinessReceipt }).receipt));
+          answers = await this.#acceptRun(
+            client,
+            writes.map((w) => (w as { receipt: BusinessReceipt }).receipt),
+          );
         } else {
           await client.query('BEGIN');
           answers = await this.#runWrites(client, writes);
@@ -541,7 +615,11 @@ export class PostgresLedger implements Ledger {
       this.#stats.commits += 1;
       this.#stats.writes += group.length;
       this.#stats.largestGroup = Math.max(this.#stats.largestGroup, group.length);
-      group.forEach((q, i) => q.settle(answers[i] ?? { ok: false, error: new GuardError(GuardCode.internal, 'the ledger answered fewer writes than it was given') }));
+      group.forEach((q, i) =>
+        q.settle(
+          answers[i] ?? { ok: false, error: new GuardError(GuardCode.internal, 'the ledger answered fewer writes than it was given') },
+        ),
+      );
       return;
     }
     this.#stats.failures += 1;
@@ -577,20 +655,30 @@ export class PostgresLedger implements Ledger {
     switch (write.kind) {
       case 'navigation': {
         const r = write.record;
-        const inserted = await client.query({ ...this.#sql.insertNavigation, values: [r.id, r.elicitationId, r.server.key, r.createdAt, r.expiresAt, JSON.stringify(r)] });
+        const inserted = await client.query({
+          ...this.#sql.insertNavigation,
+          values: [r.id, r.elicitationId, r.server.key, r.createdAt, r.expiresAt, JSON.stringify(r)],
+        });
         return inserted.rowCount === 1 ? { ok: true, value: undefined } : { ok: false, error: duplicateRecord('navigation record', r.id) };
       }
       case 'consent': {
         const r = write.receipt;
-        const inserted = await client.query({ ...this.#sql.insertConsent, values: [r.id, r.navigationId, r.decision, r.at, JSON.stringify(r)] });
+        const inserted = await client.query({
+          ...this.#sql.insertConsent,
+          values: [r.id, r.navigationId, r.decision, r.at, JSON.stringify(r)],
+        });
         if (inserted.rowCount === 1) return { ok: true, value: undefined };
         const exists = await client.query({ ...this.#sql.navigationExists, values: [r.navigationId] });
         return { ok: false, error: exists.rowCount === 0 ? unknownNavigation(r.navigationId) : duplicateRecord('consent receipt', r.id) };
       }
       case 'move': {
-        const { rows } = await client.query<NavigationRow & { moved: number }>({ ...this.#sql.move, values: [write.id, write.from, write.to, write.trigger, write.at] });
+        const { rows } = await client.query<NavigationRow & { moved: number }>({
+          ...this.#sql.move,
+          values: [write.id, write.from, write.to, write.trigger, write.at],
+        });
         const row = rows[0];
-        if (row === undefined) return { ok: true, value: { updated: false, reason: 'unknown-navigation', current: null } satisfies FlowUpdate };
+        if (row === undefined)
+          return { ok: true, value: { updated: false, reason: 'unknown-navigation', current: null } satisfies FlowUpdate };
         const current = flowOf(row);
         if (row.moved !== 1) return { ok: true, value: { updated: false, reason: 'state-conflict', current } satisfies FlowUpdate };
         return { ok: true, value: { updated: true, flow: transition(current, write.to, write.trigger, write.at) } satisfies FlowUpdate };
@@ -602,7 +690,10 @@ export class PostgresLedger implements Ledger {
         const failed = outcomes.find((o) => !o.ok);
         if (failed !== undefined) {
           await client.query('ROLLBACK TO SAVEPOINT accept_many');
-          return { ok: false, error: new GuardError(GuardCode.duplicateRecord, 'a business receipt id in the batch is already in the ledger') };
+          return {
+            ok: false,
+            error: new GuardError(GuardCode.duplicateRecord, 'a business receipt id in the batch is already in the ledger'),
+          };
         }
         await client.query('RELEASE SAVEPOINT accept_many');
         return { ok: true, value: outcomes.map((o) => (o as { value: unknown }).value) };
@@ -645,13 +736,18 @@ export class PostgresLedger implements Ledger {
         ...this.#sql.businessByKeys,
         values: [lost.map((r) => r.lineage.session), lost.map((r) => r.lineage.kind), lost.map((r) => r.lineage.originalRequestDigest)],
       });
-      for (const row of rows) holders.set(JSON.stringify([row.session, row.lineage_kind, row.original_request_digest]), parseStored(parseBusinessReceipt, row.record));
+      for (const row of rows)
+        holders.set(
+          JSON.stringify([row.session, row.lineage_kind, row.original_request_digest]),
+          parseStored(parseBusinessReceipt, row.record),
+        );
     }
     return receipts.map((receipt): Answer => {
       const key = lineageKeyString(receipt.lineage);
       const holder = holders.get(key);
       if (holder === undefined) return { ok: false, error: duplicateRecord('business receipt', receipt.id) };
-      if (holder.id === receipt.id && firstByKey.get(key) === receipt && won.has(receipt.id)) return { ok: true, value: { accepted: true } satisfies AcceptOutcome };
+      if (holder.id === receipt.id && firstByKey.get(key) === receipt && won.has(receipt.id))
+        return { ok: true, value: { accepted: true } satisfies AcceptOutcome };
       return { ok: true, value: { accepted: false, existing: holder } satisfies AcceptOutcome };
     });
   }
@@ -692,7 +788,9 @@ function storedOf(row: NavigationRow): StoredNavigation {
 
 function transitionOf(row: TransitionRow): FlowTransition {
   const from = row.from_state;
-  if ((from !== null && !isFlowState(from)) || !isFlowState(row.to_state)) throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown state`);
-  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger)) throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown trigger`);
+  if ((from !== null && !isFlowState(from)) || !isFlowState(row.to_state))
+    throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown state`);
+  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger))
+    throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown trigger`);
   return Object.freeze({ navigationId: row.navigation_id, from, to: row.to_state, trigger: row.flow_trigger, at: row.at });
 }

@@ -89,7 +89,8 @@ interface BusinessRow {
   at: number;
 }
 
-const businessColumns = 'id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at';
+const businessColumns =
+  'id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at';
 
 type Db = Database.Database;
 
@@ -104,7 +105,9 @@ function prepare(db: Db) {
     listByState: db.prepare<[string, number], NavigationRow>(
       `SELECT ${navigationColumns} FROM navigations WHERE state = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
     ),
-    setState: db.prepare<[string, string, number, string, string]>('UPDATE navigations SET state = ?, flow_trigger = ?, updated_at = ? WHERE id = ? AND state = ?'),
+    setState: db.prepare<[string, string, number, string, string]>(
+      'UPDATE navigations SET state = ?, flow_trigger = ?, updated_at = ? WHERE id = ? AND state = ?',
+    ),
     insertTransition: db.prepare<[string, string | null, string, string | null, number]>(
       'INSERT INTO flow_transitions (navigation_id, from_state, to_state, flow_trigger, at) VALUES (?, ?, ?, ?, ?)',
     ),
@@ -115,7 +118,9 @@ function prepare(db: Db) {
     insertConsent: db.prepare<[string, string, string, number, string]>(
       'INSERT INTO consent_receipts (id, navigation_id, decision, at, record) VALUES (?, ?, ?, ?, ?)',
     ),
-    listConsents: db.prepare<[string], { record: string }>('SELECT record FROM consent_receipts WHERE navigation_id = ? ORDER BY at, rowid'),
+    listConsents: db.prepare<[string], { record: string }>(
+      'SELECT record FROM consent_receipts WHERE navigation_id = ? ORDER BY at, rowid',
+    ),
     insertBusiness: db.prepare<[string, string, string, string, string, number, string, string, number]>(
       `INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session, lineage_kind, original_request_digest) DO NOTHING`,
@@ -123,7 +128,9 @@ function prepare(db: Db) {
     getBusiness: db.prepare<[string, string, string], BusinessRow>(
       `SELECT ${businessColumns} FROM business_receipts WHERE session = ? AND lineage_kind = ? AND original_request_digest = ?`,
     ),
-    listBusinessByDigest: db.prepare<[string], BusinessRow>(`SELECT ${businessColumns} FROM business_receipts WHERE original_request_digest = ? ORDER BY at, seq`),
+    listBusinessByDigest: db.prepare<[string], BusinessRow>(
+      `SELECT ${businessColumns} FROM business_receipts WHERE original_request_digest = ? ORDER BY at, seq`,
+    ),
   };
 }
 
@@ -181,13 +188,23 @@ export class SqliteLedger implements Ledger {
       try {
         return receipts.map(acceptOne);
       } catch (error) {
-        if (isConstraint(error, 'SQLITE_CONSTRAINT_UNIQUE')) throw new GuardError(GuardCode.duplicateRecord, 'a business receipt id in the batch is already in the ledger');
+        if (isConstraint(error, 'SQLITE_CONSTRAINT_UNIQUE'))
+          throw new GuardError(GuardCode.duplicateRecord, 'a business receipt id in the batch is already in the ledger');
         throw error;
       }
     });
     this.#putNavigation = db.transaction((record: NavigationRecord) => {
       try {
-        sql.insertNavigation.run(record.id, record.elicitationId, record.server.key, 'CREATED', record.createdAt, record.expiresAt, record.createdAt, JSON.stringify(record));
+        sql.insertNavigation.run(
+          record.id,
+          record.elicitationId,
+          record.server.key,
+          'CREATED',
+          record.createdAt,
+          record.expiresAt,
+          record.createdAt,
+          JSON.stringify(record),
+        );
       } catch (error) {
         if (isConstraint(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')) throw duplicateRecord('navigation record', record.id);
         throw error;
@@ -215,13 +232,17 @@ export class SqliteLedger implements Ledger {
     });
     // IMMEDIATE takes the write lock at BEGIN, so a second connection waits instead of failing mid-way.
     const commitGroup = db.transaction((writes: readonly (() => unknown)[]): Settled[] => writes.map(runOwnWrite)).immediate;
-    this.#writes = new GroupCommitter((writes) => {
-      try {
-        return commitGroup(writes);
-      } catch (error) {
-        throw groupFailure(error, writes.length);
-      }
-    }, maxGroupSize, sizing === 'fixed' ? null : { initial: INITIAL_GROUP_SIZE, min: MIN_GROUP_SIZE, now: () => performance.now() });
+    this.#writes = new GroupCommitter(
+      (writes) => {
+        try {
+          return commitGroup(writes);
+        } catch (error) {
+          throw groupFailure(error, writes.length);
+        }
+      },
+      maxGroupSize,
+      sizing === 'fixed' ? null : { initial: INITIAL_GROUP_SIZE, min: MIN_GROUP_SIZE, now: () => performance.now() },
+    );
   }
 
   /**
@@ -232,16 +253,22 @@ export class SqliteLedger implements Ledger {
    */
   static async open(path: string, options: SqliteLedgerOptions = {}): Promise<SqliteLedger> {
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new GuardError(GuardCode.recordInvalid, 'busyTimeoutMs must be a non-negative integer');
+    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0)
+      throw new GuardError(GuardCode.recordInvalid, 'busyTimeoutMs must be a non-negative integer');
     const maxGroupSize = options.maxGroupSize ?? DEFAULT_MAX_GROUP_SIZE;
-    if (!Number.isSafeInteger(maxGroupSize) || maxGroupSize < 1) throw new GuardError(GuardCode.recordInvalid, 'maxGroupSize must be a positive integer');
+    if (!Number.isSafeInteger(maxGroupSize) || maxGroupSize < 1)
+      throw new GuardError(GuardCode.recordInvalid, 'maxGroupSize must be a positive integer');
     const sizing = options.groupSizing ?? 'adaptive';
-    if (sizing !== 'adaptive' && sizing !== 'fixed') throw new GuardError(GuardCode.recordInvalid, 'groupSizing must be "adaptive" or "fixed"');
+    if (sizing !== 'adaptive' && sizing !== 'fixed')
+      throw new GuardError(GuardCode.recordInvalid, 'groupSizing must be "adaptive" or "fixed"');
     let Driver: typeof Database;
     try {
       Driver = (await import('better-sqlite3')).default;
     } catch (error) {
-      throw new GuardError(GuardCode.ledgerUnavailable, `the SQLite ledger needs the optional dependency better-sqlite3 (npm install better-sqlite3): ${(error as Error).message}`);
+      throw new GuardError(
+        GuardCode.ledgerUnavailable,
+        `the SQLite ledger needs the optional dependency better-sqlite3 (npm install better-sqlite3): ${(error as Error).message}`,
+      );
     }
     let db: Db;
     try {
@@ -264,7 +291,10 @@ export class SqliteLedger implements Ledger {
     this.#open();
     const checked = parseNavigationRecord(record);
     await this.#writes.submit(() => this.#putNavigation(checked));
-    return Object.freeze({ record: checked, flow: Object.freeze({ id: checked.id, state: 'CREATED', trigger: null, createdAt: checked.createdAt, updatedAt: checked.createdAt }) });
+    return Object.freeze({
+      record: checked,
+      flow: Object.freeze({ id: checked.id, state: 'CREATED', trigger: null, createdAt: checked.createdAt, updatedAt: checked.createdAt }),
+    });
   }
 
   async getNavigation(id: string): Promise<StoredNavigation | null> {
@@ -385,7 +415,11 @@ function runOwnWrite(write: () => unknown): Settled {
     return { ok: true, value: write() };
   } catch (error) {
     if (GuardError.is(error)) return { ok: false, error };
-    if (isConstraintError(error)) return { ok: false, error: new GuardError(GuardCode.ledgerUnavailable, `the ledger refused a write (${(error as { code: string }).code})`) };
+    if (isConstraintError(error))
+      return {
+        ok: false,
+        error: new GuardError(GuardCode.ledgerUnavailable, `the ledger refused a write (${(error as { code: string }).code})`),
+      };
     throw error;
   }
 }
@@ -407,7 +441,8 @@ function groupFailure(error: unknown, writes: number): GuardError {
 
 function configure(db: Db): void {
   const mode = db.pragma('journal_mode = WAL', { simple: true });
-  if (String(mode).toLowerCase() !== 'wal') throw new GuardError(GuardCode.ledgerUnavailable, `the ledger file cannot use WAL mode (got ${String(mode)})`);
+  if (String(mode).toLowerCase() !== 'wal')
+    throw new GuardError(GuardCode.ledgerUnavailable, `the ledger file cannot use WAL mode (got ${String(mode)})`);
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
 }
@@ -478,7 +513,9 @@ function storedOf(row: NavigationRow): StoredNavigation {
 
 function transitionOf(row: TransitionRow): FlowTransition {
   const from = row.from_state;
-  if ((from !== null && !isFlowState(from)) || !isFlowState(row.to_state)) throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown state`);
-  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger)) throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown trigger`);
+  if ((from !== null && !isFlowState(from)) || !isFlowState(row.to_state))
+    throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown state`);
+  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger))
+    throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown trigger`);
   return Object.freeze({ navigationId: row.navigation_id, from, to: row.to_state, trigger: row.flow_trigger, at: row.at });
 }

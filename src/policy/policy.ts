@@ -33,7 +33,14 @@ export interface Policy {
 }
 
 export const DEFAULT_FORM: FormSettings = { enabled: true, onSensitive: 'block', blockPersonal: false };
-export const DEFAULT_URL: UrlSettings = { enabled: true, allowedHosts: [], protectedDomains: [], redirectHosts: [], maxLength: 2048, onBlock: 'block' };
+export const DEFAULT_URL: UrlSettings = {
+  enabled: true,
+  allowedHosts: [],
+  protectedDomains: [],
+  redirectHosts: [],
+  maxLength: 2048,
+  onBlock: 'block',
+};
 export const DEFAULT_COMPLETION: CompletionSettings = { ttlSeconds: 600, maxPending: 1024 };
 export const DEFAULT_RETRY: RetrySettings = { maxRetries: 1, maxRounds: 10, maxUrlRequiredRounds: 5 };
 export const DEFAULT_SUBJECT: SubjectSettings = { required: false };
@@ -67,11 +74,17 @@ function documentOf(parsed: ParsedPolicy): PolicyDocument {
   return Object.freeze({
     base,
     servers,
-    forServer: (serverKey: string | undefined) => (serverKey !== undefined && Object.hasOwn(servers, serverKey) ? servers[serverKey]! : base),
+    forServer: (serverKey: string | undefined) =>
+      serverKey !== undefined && Object.hasOwn(servers, serverKey) ? servers[serverKey]! : base,
   });
 }
 
-type SchemaNode = { properties?: Record<string, SchemaNode>; additionalProperties?: SchemaNode | boolean; items?: SchemaNode; anyOf?: SchemaNode[] };
+type SchemaNode = {
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
+  items?: SchemaNode;
+  anyOf?: SchemaNode[];
+};
 
 /** The keys the policy file allows at a JSON path (walking the generated JSON Schema). */
 function knownKeysAt(path: readonly PropertyKey[]): string[] {
@@ -98,7 +111,10 @@ function unknownKeyMessage(path: readonly PropertyKey[], key: string): string {
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .flatMap((issue) => {
-      const path = issue.path.length === 0 ? '(top level)' : '$' + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+      const path =
+        issue.path.length === 0
+          ? '(top level)'
+          : '$' + issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
       if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `at ${path}: ${unknownKeyMessage(issue.path, key)}`);
       return [`at ${path}: ${issue.message}`];
     })
@@ -150,12 +166,16 @@ export function loadPolicy(path: string): PolicyDocument {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new GuardError(GuardCode.policyUnreadable, `cannot read policy file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new GuardError(
+      GuardCode.policyUnreadable,
+      `cannot read policy file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     return parsePolicy(text);
   } catch (error) {
-    if (GuardError.is(error)) throw new GuardError(error.code, `${path}: ${error.message}`, error.details as Record<string, unknown> | undefined);
+    if (GuardError.is(error))
+      throw new GuardError(error.code, `${path}: ${error.message}`, error.details as Record<string, unknown> | undefined);
     throw error;
   }
 }
@@ -176,5 +196,14 @@ export function toPolicyDocument(value: PolicyDocument | Policy | unknown): Poli
 
 function isResolvedPolicy(value: object): boolean {
   const v = value as Partial<Policy>;
-  return typeof v.form === 'object' && typeof v.url === 'object' && typeof v.completion === 'object' && typeof v.retry === 'object' && typeof v.subject === 'object' && typeof v.issuing === 'string' && typeof v.profile === 'string' && !('servers' in value);
+  return (
+    typeof v.form === 'object' &&
+    typeof v.url === 'object' &&
+    typeof v.completion === 'object' &&
+    typeof v.retry === 'object' &&
+    typeof v.subject === 'object' &&
+    typeof v.issuing === 'string' &&
+    typeof v.profile === 'string' &&
+    !('servers' in value)
+  );
 }

@@ -14,7 +14,9 @@ const formSettings = z
     enabled: z.boolean().describe('Allow form-mode elicitation at all. When false the server never sees the form capability.'),
     onSensitive: z
       .enum(['block', 'audit'])
-      .describe('"block" answers a form asking for credentials or payment data with E_SENSITIVE_FIELD; "audit" forwards it and only logs (first rollout stage).'),
+      .describe(
+        '"block" answers a form asking for credentials or payment data with E_SENSITIVE_FIELD; "audit" forwards it and only logs (first rollout stage).',
+      ),
     blockPersonal: z.boolean().describe('Also treat personal data fields (national id, date of birth, ...) as blocking.'),
   })
   .strict();
@@ -36,12 +38,14 @@ const urlSettings = z
     redirectHosts: z
       .array(domainName)
       .describe(
-        'When non-empty, a redirect target may only point to these domains (and their subdomains); any other target blocks. It covers redirect-like parameters (url, q, next, continue, to, r, link, dest, ...), base64-encoded URLs and the redirect_uri of an OAuth authorization request, which is otherwise shown as information only. Set it per server (servers.<key>.url.redirectHosts) to the hosts that server\'s OAuth clients redirect to.',
+        "When non-empty, a redirect target may only point to these domains (and their subdomains); any other target blocks. It covers redirect-like parameters (url, q, next, continue, to, r, link, dest, ...), base64-encoded URLs and the redirect_uri of an OAuth authorization request, which is otherwise shown as information only. Set it per server (servers.<key>.url.redirectHosts) to the hosts that server's OAuth clients redirect to.",
       ),
     maxLength: z.number().int().min(64).max(65536).describe('Longest URL accepted, in characters.'),
     onBlock: z
       .enum(['block', 'audit'])
-      .describe('"block" refuses a blocked URL with E_URL_BLOCKED; "audit" forwards look-alike and allow-list blocks with the warning and only logs (url.audited), the URL-mode rollout stage. Structural blocks (userinfo, scheme, credentials or personal data in the URL, ...) block in every stage.'),
+      .describe(
+        '"block" refuses a blocked URL with E_URL_BLOCKED; "audit" forwards look-alike and allow-list blocks with the warning and only logs (url.audited), the URL-mode rollout stage. Structural blocks (userinfo, scheme, credentials or personal data in the URL, ...) block in every stage.',
+      ),
   })
   .strict();
 
@@ -50,7 +54,12 @@ const reason = z.string().trim().min(1).max(500).describe('Why this exception ex
 /** A narrow exception for a form field: by field name, by schema digest, or the field within one schema. */
 const formAllowRule = z
   .object({
-    field: z.string().min(1).max(200).optional().describe('The field name (the key in requestedSchema.properties) allowed although it looks sensitive.'),
+    field: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('The field name (the key in requestedSchema.properties) allowed although it looks sensitive.'),
     schema: z
       .string()
       .regex(/^sha256:[0-9a-f]{64}$/u, 'a schema digest "sha256:<64 hex digits>" (shown by audit-schema and in the form.sensitive event)')
@@ -77,8 +86,18 @@ const urlAllowRule = z
 
 const completionSettings = z
   .object({
-    ttlSeconds: z.number().int().min(1).max(7 * 24 * 3600).describe('How long a URL elicitation id waits for its completion notice.'),
-    maxPending: z.number().int().min(1).max(1_000_000).describe('How many URL elicitation ids one session remembers; the oldest are forgotten first.'),
+    ttlSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 3600)
+      .describe('How long a URL elicitation id waits for its completion notice.'),
+    maxPending: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .describe('How many URL elicitation ids one session remembers; the oldest are forgotten first.'),
   })
   .strict();
 
@@ -90,13 +109,17 @@ const retrySettings = z
       .int()
       .min(1)
       .max(50)
-      .describe('2026-07-28: retries of one operation after input-required results (its rounds) that are let through; the next is refused. Default 10, as SDK v2 inputRequired.maxRounds.'),
+      .describe(
+        '2026-07-28: retries of one operation after input-required results (its rounds) that are let through; the next is refused. Default 10, as SDK v2 inputRequired.maxRounds.',
+      ),
     maxUrlRequiredRounds: z
       .number()
       .int()
       .min(1)
       .max(50)
-      .describe('2025-11-25: successive -32042 answers one original request may get before its further retries are refused (default 5, the MCP Inspector cap).'),
+      .describe(
+        '2025-11-25: successive -32042 answers one original request may get before its further retries are refused (default 5, the MCP Inspector cap).',
+      ),
   })
   .strict();
 
@@ -113,11 +136,25 @@ const serverOverride = z
     issuing: z.enum(['open', 'stopped']).optional(),
     form: formSettings
       .partial()
-      .extend({ allow: z.array(formAllowRule).max(256).optional().describe('Narrow exceptions to the sensitive-field check for this server; each use is logged (exception.used).') })
+      .extend({
+        allow: z
+          .array(formAllowRule)
+          .max(256)
+          .optional()
+          .describe('Narrow exceptions to the sensitive-field check for this server; each use is logged (exception.used).'),
+      })
       .optional(),
     url: urlSettings
       .partial()
-      .extend({ allow: z.array(urlAllowRule).max(256).optional().describe('Registrable domains whose look-alike and IDN findings are excused for this server; structural blocks stay. Each use is logged (exception.used).') })
+      .extend({
+        allow: z
+          .array(urlAllowRule)
+          .max(256)
+          .optional()
+          .describe(
+            'Registrable domains whose look-alike and IDN findings are excused for this server; structural blocks stay. Each use is logged (exception.used).',
+          ),
+      })
       .optional(),
     completion: completionSettings.partial().optional(),
     retry: retrySettings.partial().optional(),

@@ -84,7 +84,11 @@ export class GuardError<C extends string = GuardCode> extends Error {
   // The brand says it is a GuardError, not which code list it carries (the client's or the server companion's).
   // biome-ignore lint/suspicious/noExplicitAny: the code list is unknown at run time
   static is(value: unknown): value is GuardError<any> {
-    return value instanceof Error && (value as { name?: unknown }).name === 'GuardError' && typeof (value as { code?: unknown }).code === 'string';
+    return (
+      value instanceof Error &&
+      (value as { name?: unknown }).name === 'GuardError' &&
+      typeof (value as { code?: unknown }).code === 'string'
+    );
   }
 }
 
@@ -97,13 +101,18 @@ export type AnswerToward = 'server' | 'host';
  * request refused locally, or a server answer replaced) it is `-32600` invalid request for a refused
  * retry, otherwise `-32603`. The guard code always travels in `error.data.code`.
  */
-export const WIRE_ANSWERS: { readonly [T in AnswerToward]: { readonly default: number } & { readonly [C in GuardCode]?: number } } = Object.freeze({
-  server: { default: -32602, E_GUARD_INTERNAL: -32603 },
-  host: { default: -32603, E_RETRY_WHILE_IN_FLIGHT: -32600, E_RETRY_EXHAUSTED: -32600, E_RETRY_NOT_ELIGIBLE: -32600 },
-});
+export const WIRE_ANSWERS: { readonly [T in AnswerToward]: { readonly default: number } & { readonly [C in GuardCode]?: number } } =
+  Object.freeze({
+    server: { default: -32602, E_GUARD_INTERNAL: -32603 },
+    host: { default: -32603, E_RETRY_WHILE_IN_FLIGHT: -32600, E_RETRY_EXHAUSTED: -32600, E_RETRY_NOT_ELIGIBLE: -32600 },
+  });
 
 /** The wire answer of a guard code: the JSON-RPC code and the `error.data` to send with it. */
-export function wireAnswer(code: GuardCode, toward: AnswerToward, data?: Record<string, unknown>): { readonly rpc: number; readonly data: Record<string, unknown> } {
+export function wireAnswer(
+  code: GuardCode,
+  toward: AnswerToward,
+  data?: Record<string, unknown>,
+): { readonly rpc: number; readonly data: Record<string, unknown> } {
   const table = WIRE_ANSWERS[toward];
   return { rpc: table[code] ?? table.default, data: { code, ...data } };
 }

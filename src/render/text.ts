@@ -63,7 +63,8 @@ function renderText(display: UrlDisplay, style: TextStyle, findings: readonly Fi
   const lines = [pieces.length === 0 ? '(empty URL)' : styled(pieces, style)];
   const host = hostPieces(display);
   if (host.length > 0) lines.push(`host: ${styled(host, style)}`);
-  for (const f of findingsToShow(findings)) lines.push(`${style.marker(f.severity)} ${style.code(escapeText(f.code))}: ${escapeText(f.message)}`);
+  for (const f of findingsToShow(findings))
+    lines.push(`${style.marker(f.severity)} ${style.code(escapeText(f.code))}: ${escapeText(f.message)}`);
   if (display.punycodeShown) lines.push(style.note(PUNYCODE_NOTE));
   return lines.join('\n');
 }

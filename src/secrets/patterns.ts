@@ -99,7 +99,9 @@ export function findSecretOrToken(value: string): SecretMatch | null {
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // A prefix standing alone or quoted, followed by nothing but an ellipsis or punctuation ("starts with sk-").
-const PREFIX_MENTION = new RegExp(`(?:^|[\\s"'\u2018\u201c(\`])(?:${KEY_PREFIXES.map(escape).join('|')})(?:\\.\\.\\.|\u2026|x+|\\*+)?(?=$|[\\s"'\u2019\u201d).,;:\`])`);
+const PREFIX_MENTION = new RegExp(
+  `(?:^|[\\s"'\u2018\u201c(\`])(?:${KEY_PREFIXES.map(escape).join('|')})(?:\\.\\.\\.|\u2026|x+|\\*+)?(?=$|[\\s"'\u2019\u201d).,;:\`])`,
+);
 
 /** True when a text names a known key prefix on its own ("paste the key that starts with `sk-`"). */
 export function mentionsKeyPrefix(text: string): boolean {

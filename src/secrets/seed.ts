@@ -16,7 +16,18 @@ import { wordlist as simplifiedChinese } from '@scure/bip39/wordlists/simplified
 import { wordlist as spanish } from '@scure/bip39/wordlists/spanish.js';
 import { wordlist as traditionalChinese } from '@scure/bip39/wordlists/traditional-chinese.js';
 
-const LISTS: readonly (readonly string[])[] = [english, spanish, french, italian, portuguese, czech, japanese, korean, simplifiedChinese, traditionalChinese];
+const LISTS: readonly (readonly string[])[] = [
+  english,
+  spanish,
+  french,
+  italian,
+  portuguese,
+  czech,
+  japanese,
+  korean,
+  simplifiedChinese,
+  traditionalChinese,
+];
 const PHRASE_LENGTHS: ReadonlySet<number> = new Set([12, 15, 18, 21, 24]);
 
 let sets: readonly ReadonlySet<string>[] | undefined;

@@ -91,7 +91,8 @@ export class MemoryApprovalQueue implements ApprovalQueue {
   readonly #pending = new Map<string, Entry>();
 
   constructor(options: MemoryApprovalQueueOptions) {
-    if (!Number.isSafeInteger(options.ttlMs) || options.ttlMs <= 0) throw new GuardError(GuardCode.input, 'ttlMs must be a positive integer');
+    if (!Number.isSafeInteger(options.ttlMs) || options.ttlMs <= 0)
+      throw new GuardError(GuardCode.input, 'ttlMs must be a positive integer');
     const max = options.maxPending ?? 1_000;
     if (!Number.isSafeInteger(max) || max <= 0) throw new GuardError(GuardCode.input, 'maxPending must be a positive integer');
     this.#ttlMs = options.ttlMs;
@@ -105,13 +106,21 @@ export class MemoryApprovalQueue implements ApprovalQueue {
     const subject = nonEmpty(request.subject, 'subject');
     const operation = nonEmpty(request.operation, 'operation');
     const summary = nonEmpty(request.summary, 'summary');
-    for (const [what, text] of [['operation', operation], ['summary', summary]] as const) {
+    for (const [what, text] of [
+      ['operation', operation],
+      ['summary', summary],
+    ] as const) {
       const match = findSecret(text);
-      if (match !== null) throw new GuardError(GuardCode.secretInContent, `the approval ${what} holds a value shaped like a secret (${match.rule}); approvers must never see secrets`);
+      if (match !== null)
+        throw new GuardError(
+          GuardCode.secretInContent,
+          `the approval ${what} holds a value shaped like a secret (${match.rule}); approvers must never see secrets`,
+        );
     }
     const now = this.#clock();
     this.sweep(now);
-    if (this.#pending.size >= this.#maxPending) throw new GuardError(ServerCode.approvalQueueFull, `the approval queue already holds ${this.#maxPending} pending requests`);
+    if (this.#pending.size >= this.#maxPending)
+      throw new GuardError(ServerCode.approvalQueueFull, `the approval queue already holds ${this.#maxPending} pending requests`);
     const id = nonEmpty(this.#newId(), 'a new approval id');
     if (this.#pending.has(id)) throw new GuardError(GuardCode.internal, 'the approval id source repeated an id');
     const info: PendingApproval = Object.freeze({ id, subject, operation, summary, requestedAt: now, expiresAt: now + this.#ttlMs });
@@ -129,12 +138,15 @@ export class MemoryApprovalQueue implements ApprovalQueue {
 
   async decide(id: string, decision: ApprovalDecision, approver: string): Promise<void> {
     nonEmpty(approver, 'approver');
-    if (decision !== 'approved' && decision !== 'rejected') throw new GuardError(GuardCode.input, 'decision must be "approved" or "rejected"');
+    if (decision !== 'approved' && decision !== 'rejected')
+      throw new GuardError(GuardCode.input, 'decision must be "approved" or "rejected"');
     this.sweep();
     const entry = this.#pending.get(id);
-    if (entry === undefined) throw new GuardError(ServerCode.unknownApproval, 'no pending approval with that id (unknown, already decided or expired)');
+    if (entry === undefined)
+      throw new GuardError(ServerCode.unknownApproval, 'no pending approval with that id (unknown, already decided or expired)');
     // Rejecting one's own request is a withdrawal and harmless; approving it would defeat the second pair of eyes.
-    if (decision === 'approved' && approver === entry.info.subject) throw new GuardError(ServerCode.selfApproval, 'an approver cannot approve their own request');
+    if (decision === 'approved' && approver === entry.info.subject)
+      throw new GuardError(ServerCode.selfApproval, 'an approver cannot approve their own request');
     this.#settle(id, entry, decision);
   }
 

@@ -110,11 +110,15 @@ class MemoryCompletionRegistry implements CompletionRegistry {
     const elicitationId = nonEmpty(entry.elicitationId, 'elicitationId');
     const sessionId = nonEmpty(entry.sessionId, 'sessionId');
     const subject = nonEmpty(entry.subject, 'subject');
-    if (typeof entry.notify !== 'function') throw new GuardError(GuardCode.input, 'notify must be the completion notifier of the issuing session');
+    if (typeof entry.notify !== 'function')
+      throw new GuardError(GuardCode.input, 'notify must be the completion notifier of the issuing session');
     const now = this.#clock();
     this.#sweep(now);
     if (this.#open.has(elicitationId) || this.#spent.has(elicitationId)) {
-      throw new GuardError(ServerCode.duplicateElicitation, 'that elicitation id is already open or was recently completed; elicitation ids must be unique');
+      throw new GuardError(
+        ServerCode.duplicateElicitation,
+        'that elicitation id is already open or was recently completed; elicitation ids must be unique',
+      );
     }
     while (this.#open.size >= this.#maxOpen) this.#dropOldest(this.#open);
     const info: IssuedElicitation = Object.freeze({ elicitationId, sessionId, subject, issuedAt: now, expiresAt: now + this.#ttlMs });
@@ -227,9 +231,12 @@ function safeDecode(text: string): string {
 function checkEntry(value: unknown, index: number, allowHttpLoopback: boolean): ElicitRequestURLParams {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidEntry(index, 'must be an object');
   const entry = value as Record<string, unknown>;
-  if (entry['mode'] !== undefined && entry['mode'] !== 'url') throw invalidEntry(index, 'only url-mode elicitations may be listed in a -32042 error');
-  if (typeof entry['elicitationId'] !== 'string' || entry['elicitationId'] === '') throw invalidEntry(index, 'needs a non-empty elicitationId');
-  if (typeof entry['message'] !== 'string' || entry['message'].trim() === '') throw invalidEntry(index, 'needs a non-empty message telling the user why');
+  if (entry['mode'] !== undefined && entry['mode'] !== 'url')
+    throw invalidEntry(index, 'only url-mode elicitations may be listed in a -32042 error');
+  if (typeof entry['elicitationId'] !== 'string' || entry['elicitationId'] === '')
+    throw invalidEntry(index, 'needs a non-empty elicitationId');
+  if (typeof entry['message'] !== 'string' || entry['message'].trim() === '')
+    throw invalidEntry(index, 'needs a non-empty message telling the user why');
   if (typeof entry['url'] !== 'string') throw invalidEntry(index, 'needs a url');
   let url: URL;
   try {
@@ -243,9 +250,14 @@ function checkEntry(value: unknown, index: number, allowHttpLoopback: boolean): 
   // Spec §1.11: no credentials and no pre-authenticated links in the URL sent to the client.
   for (const [name, v] of url.searchParams) {
     const match = findSecret(v);
-    if (match !== null) throw invalidEntry(index, `url query parameter ${JSON.stringify(name)} holds a value shaped like a secret (${match.rule}); send a connect link, not a pre-authenticated one`);
+    if (match !== null)
+      throw invalidEntry(
+        index,
+        `url query parameter ${JSON.stringify(name)} holds a value shaped like a secret (${match.rule}); send a connect link, not a pre-authenticated one`,
+      );
   }
-  if (url.hash !== '' && findSecret(safeDecode(url.hash.slice(1))) !== null) throw invalidEntry(index, 'url fragment holds a value shaped like a secret');
+  if (url.hash !== '' && findSecret(safeDecode(url.hash.slice(1))) !== null)
+    throw invalidEntry(index, 'url fragment holds a value shaped like a secret');
   return { mode: 'url', elicitationId: entry['elicitationId'], url: entry['url'], message: entry['message'] };
 }
 
@@ -257,15 +269,21 @@ function checkEntry(value: unknown, index: number, allowHttpLoopback: boolean): 
  * @example
  *   throw urlElicitationRequired([{ elicitationId: id, url: `https://mcp.example.com/connect?elicitationId=${id}`, message: 'Connect your GitHub account' }]);
  */
-export function urlElicitationRequired(elicitations: readonly UrlElicitationEntry[], options: UrlElicitationRequiredOptions = {}): UrlElicitationRequiredError {
-  if (!Array.isArray(elicitations) || elicitations.length === 0) throw new GuardError(ServerCode.urlElicitationInvalid, 'a -32042 error must list at least one URL elicitation');
+export function urlElicitationRequired(
+  elicitations: readonly UrlElicitationEntry[],
+  options: UrlElicitationRequiredOptions = {},
+): UrlElicitationRequiredError {
+  if (!Array.isArray(elicitations) || elicitations.length === 0)
+    throw new GuardError(ServerCode.urlElicitationInvalid, 'a -32042 error must list at least one URL elicitation');
   const checked = elicitations.map((e, i) => checkEntry(e, i, options.allowHttpLoopback === true));
   const ids = new Set<string>();
   checked.forEach((e, i) => {
     if (ids.has(e.elicitationId)) throw invalidEntry(i, 'repeats an elicitationId listed before it');
     ids.add(e.elicitationId);
   });
-  return options.message === undefined ? new UrlElicitationRequiredError(checked) : new UrlElicitationRequiredError(checked, options.message);
+  return options.message === undefined
+    ? new UrlElicitationRequiredError(checked)
+    : new UrlElicitationRequiredError(checked, options.message);
 }
 
 /**

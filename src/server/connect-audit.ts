@@ -45,9 +45,27 @@ interface ConnectEventBase {
 
 /** Every event the connect service reports. Subjects and flow ids appear only as short digests. */
 export type ConnectEvent =
-  | (ConnectEventBase & { readonly type: 'connect.issued'; readonly elicitationId: string; readonly flow: string; readonly subject: string; readonly expiresAt: number })
-  | (ConnectEventBase & { readonly type: 'connect.redirected'; readonly elicitationId: string; readonly flow: string; readonly subject: string; readonly navigation: string })
-  | (ConnectEventBase & { readonly type: 'connect.completed'; readonly elicitationId: string; readonly flow: string; readonly subject: string; readonly scope: string | null })
+  | (ConnectEventBase & {
+      readonly type: 'connect.issued';
+      readonly elicitationId: string;
+      readonly flow: string;
+      readonly subject: string;
+      readonly expiresAt: number;
+    })
+  | (ConnectEventBase & {
+      readonly type: 'connect.redirected';
+      readonly elicitationId: string;
+      readonly flow: string;
+      readonly subject: string;
+      readonly navigation: string;
+    })
+  | (ConnectEventBase & {
+      readonly type: 'connect.completed';
+      readonly elicitationId: string;
+      readonly flow: string;
+      readonly subject: string;
+      readonly scope: string | null;
+    })
   | (ConnectEventBase & {
       readonly type: 'connect.refused';
       readonly code: ConnectCode;

@@ -30,7 +30,11 @@ function corrupt(what: string): GuardError {
 }
 
 export function attemptText(attempt: ConnectAttempt): string {
-  return JSON.stringify({ navigation: attempt.navigation, codeVerifier: attempt.codeVerifier, browserBindingDigest: attempt.browserBindingDigest });
+  return JSON.stringify({
+    navigation: attempt.navigation,
+    codeVerifier: attempt.codeVerifier,
+    browserBindingDigest: attempt.browserBindingDigest,
+  });
 }
 
 export function parseAttempt(text: string): ConnectAttempt {
@@ -41,8 +45,17 @@ export function parseAttempt(text: string): ConnectAttempt {
     throw corrupt('an attempt is not JSON');
   }
   const v = value as Record<string, unknown>;
-  if (typeof v['codeVerifier'] !== 'string' || typeof v['browserBindingDigest'] !== 'string' || !/^[0-9a-f]{64}$/.test(v['browserBindingDigest'])) throw corrupt('an attempt lacks its verifier or binding');
-  return Object.freeze({ navigation: parseNavigationRecord(v['navigation']), codeVerifier: v['codeVerifier'], browserBindingDigest: v['browserBindingDigest'] });
+  if (
+    typeof v['codeVerifier'] !== 'string' ||
+    typeof v['browserBindingDigest'] !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(v['browserBindingDigest'])
+  )
+    throw corrupt('an attempt lacks its verifier or binding');
+  return Object.freeze({
+    navigation: parseNavigationRecord(v['navigation']),
+    codeVerifier: v['codeVerifier'],
+    browserBindingDigest: v['browserBindingDigest'],
+  });
 }
 
 export function flowFromRow(row: ConnectFlowRow): ConnectFlow {

@@ -142,7 +142,8 @@ export class MemoryConnectFlowStore implements ConnectFlowStore {
   retire(id: string, reason: ConnectCode, at: number): boolean {
     const flow = this.#flows.get(id);
     if (flow === undefined || flow.status === 'retired') return false;
-    if (flow.attempt !== null && this.#liveStates.get(flow.attempt.navigation.stateNonceDigest) === id) this.#retireState(flow.attempt.navigation.stateNonceDigest, flow);
+    if (flow.attempt !== null && this.#liveStates.get(flow.attempt.navigation.stateNonceDigest) === id)
+      this.#retireState(flow.attempt.navigation.stateNonceDigest, flow);
     this.#flows.set(id, Object.freeze({ ...flow, status: 'retired', retiredReason: reason, endedAt: at, attempt: null }));
     return true;
   }

@@ -192,24 +192,74 @@ function refused(status: number, code: ConnectCode, title: string, message: stri
 }
 
 const REFUSAL = {
-  unknownFlow: () => refused(404, ConnectCode.unknownFlow, 'Link not found', 'This connect link is unknown or has been cleaned up. Ask your assistant to start again.'),
+  unknownFlow: () =>
+    refused(
+      404,
+      ConnectCode.unknownFlow,
+      'Link not found',
+      'This connect link is unknown or has been cleaned up. Ask your assistant to start again.',
+    ),
   expired: () => refused(410, ConnectCode.expired, 'Link expired', 'This connect link has expired. Ask your assistant to start again.'),
   completed: () => refused(410, ConnectCode.alreadyCompleted, 'Already connected', 'This connect link has already been used.'),
-  unauthenticated: () => refused(401, ConnectCode.unauthenticated, 'Sign in first', 'Sign in to this service in this browser, then open the link again.'),
-  mismatch: () => refused(403, ConnectCode.subjectMismatch, 'Not your link', 'This link was created for a different account. Nothing was connected. If someone sent you this link, do not use it.'),
-  stateMissing: () => refused(400, ConnectCode.stateMissing, 'Invalid callback', 'The sign-in response is incomplete. Nothing was connected.'),
-  stateUnknown: () => refused(400, ConnectCode.stateUnknown, 'Invalid callback', 'This sign-in response does not belong to a connection we started. Nothing was connected.'),
-  stateReplayed: () => refused(400, ConnectCode.stateReplayed, 'Invalid callback', 'This sign-in response was already used. Nothing more was connected.'),
-  providerDenied: () => refused(400, ConnectCode.providerDenied, 'Not connected', 'The provider did not grant access. Nothing was connected.'),
-  responseInvalid: () => refused(400, ConnectCode.responseInvalid, 'Invalid callback', 'The sign-in response failed validation. Nothing was connected.'),
-  tokenRefused: () => refused(502, ConnectCode.tokenRefused, 'Not connected', 'The provider refused to issue a token. Nothing was connected.'),
-  tokenInvalid: () => refused(502, ConnectCode.tokenInvalid, 'Not connected', 'The provider answered with a token that failed validation. Nothing was connected.'),
-  audience: () => refused(502, ConnectCode.audienceMismatch, 'Not connected', 'The provider issued a token for another audience. Nothing was connected.'),
-  unavailable: () => refused(502, ConnectCode.providerUnavailable, 'Provider unavailable', 'The provider could not be reached. Try again later.'),
+  unauthenticated: () =>
+    refused(401, ConnectCode.unauthenticated, 'Sign in first', 'Sign in to this service in this browser, then open the link again.'),
+  mismatch: () =>
+    refused(
+      403,
+      ConnectCode.subjectMismatch,
+      'Not your link',
+      'This link was created for a different account. Nothing was connected. If someone sent you this link, do not use it.',
+    ),
+  stateMissing: () =>
+    refused(400, ConnectCode.stateMissing, 'Invalid callback', 'The sign-in response is incomplete. Nothing was connected.'),
+  stateUnknown: () =>
+    refused(
+      400,
+      ConnectCode.stateUnknown,
+      'Invalid callback',
+      'This sign-in response does not belong to a connection we started. Nothing was connected.',
+    ),
+  stateReplayed: () =>
+    refused(400, ConnectCode.stateReplayed, 'Invalid callback', 'This sign-in response was already used. Nothing more was connected.'),
+  providerDenied: () =>
+    refused(400, ConnectCode.providerDenied, 'Not connected', 'The provider did not grant access. Nothing was connected.'),
+  responseInvalid: () =>
+    refused(400, ConnectCode.responseInvalid, 'Invalid callback', 'The sign-in response failed validation. Nothing was connected.'),
+  tokenRefused: () =>
+    refused(502, ConnectCode.tokenRefused, 'Not connected', 'The provider refused to issue a token. Nothing was connected.'),
+  tokenInvalid: () =>
+    refused(
+      502,
+      ConnectCode.tokenInvalid,
+      'Not connected',
+      'The provider answered with a token that failed validation. Nothing was connected.',
+    ),
+  audience: () =>
+    refused(502, ConnectCode.audienceMismatch, 'Not connected', 'The provider issued a token for another audience. Nothing was connected.'),
+  unavailable: () =>
+    refused(502, ConnectCode.providerUnavailable, 'Provider unavailable', 'The provider could not be reached. Try again later.'),
   vault: () => refused(500, ConnectCode.vaultFailed, 'Not connected', 'The connection could not be saved. Nothing was connected.'),
-  otherBrowser: () => refused(403, ConnectCode.otherBrowser, 'Wrong browser', 'This sign-in response was opened in a different browser from the one that started the connection. Nothing was connected. If someone asked you for this page\'s address, do not send it.'),
-  accountMismatch: () => refused(403, ConnectCode.accountMismatch, 'Wrong account', 'You signed in to the provider with an account that does not belong to this user. Nothing was connected.'),
-  retired: () => refused(410, ConnectCode.flowRetired, 'Connection stopped', 'This connection was stopped after a refused attempt. Nothing was connected. Ask your assistant to start again.'),
+  otherBrowser: () =>
+    refused(
+      403,
+      ConnectCode.otherBrowser,
+      'Wrong browser',
+      "This sign-in response was opened in a different browser from the one that started the connection. Nothing was connected. If someone asked you for this page's address, do not send it.",
+    ),
+  accountMismatch: () =>
+    refused(
+      403,
+      ConnectCode.accountMismatch,
+      'Wrong account',
+      'You signed in to the provider with an account that does not belong to this user. Nothing was connected.',
+    ),
+  retired: () =>
+    refused(
+      410,
+      ConnectCode.flowRetired,
+      'Connection stopped',
+      'This connection was stopped after a refused attempt. Nothing was connected. Ask your assistant to start again.',
+    ),
 } as const;
 
 /** Appended to a refusal that ended the flow. */
@@ -248,18 +298,29 @@ export class ConnectService {
   constructor(options: ConnectServiceOptions) {
     const parsed = optionsSchema.safeParse(options);
     if (!parsed.success) throw configError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-    if (typeof options.vault?.put !== 'function' || typeof options.vault.get !== 'function') throw configError('vault must be a SecretVault');
+    if (typeof options.vault?.put !== 'function' || typeof options.vault.get !== 'function')
+      throw configError('vault must be a SecretVault');
     this.#insecure = options.allowInsecureRequests === true;
     this.#baseUrl = new URL(options.baseUrl);
     const redirect = new URL(options.provider.redirectUri);
     const issuer = new URL(options.provider.issuer);
-    for (const [what, url] of [['baseUrl', this.#baseUrl], ['provider.redirectUri', redirect], ['provider.issuer', issuer]] as const) {
+    for (const [what, url] of [
+      ['baseUrl', this.#baseUrl],
+      ['provider.redirectUri', redirect],
+      ['provider.issuer', issuer],
+    ] as const) {
       if (url.protocol === 'https:') continue;
-      if (!this.#insecure) throw configError(`${what} must use https (set allowInsecureRequests for local development on a loopback host only)`);
-      if (!isSecureOrLoopback(url)) throw configError(`${what} uses plain http on ${JSON.stringify(url.hostname)}, which is not a loopback host: allowInsecureRequests is for localhost, 127.0.0.0/8 and [::1] only; use https everywhere else`);
+      if (!this.#insecure)
+        throw configError(`${what} must use https (set allowInsecureRequests for local development on a loopback host only)`);
+      if (!isSecureOrLoopback(url))
+        throw configError(
+          `${what} uses plain http on ${JSON.stringify(url.hostname)}, which is not a loopback host: allowInsecureRequests is for localhost, 127.0.0.0/8 and [::1] only; use https everywhere else`,
+        );
     }
-    if (options.providerSubjectFor !== undefined && typeof options.providerSubjectFor !== 'function') throw configError('providerSubjectFor must be a function');
-    if (redirect.origin !== this.#baseUrl.origin) throw configError('provider.redirectUri must be on the same origin as baseUrl: the callback must be server-owned');
+    if (options.providerSubjectFor !== undefined && typeof options.providerSubjectFor !== 'function')
+      throw configError('providerSubjectFor must be a function');
+    if (redirect.origin !== this.#baseUrl.origin)
+      throw configError('provider.redirectUri must be on the same origin as baseUrl: the callback must be server-owned');
     if (redirect.search !== '' || redirect.hash !== '') throw configError('provider.redirectUri must have no query or fragment');
     if (this.#baseUrl.search !== '' || this.#baseUrl.hash !== '') throw configError('baseUrl must have no query or fragment');
     const basePath = this.#baseUrl.pathname.replace(/\/+$/, '');
@@ -291,11 +352,18 @@ export class ConnectService {
    * Resolves once the flow is in the store, so a durable store has it before the URL goes out.
    */
   async issueUrlElicitation(input: IssueUrlElicitationInput): Promise<UrlElicitationParams> {
-    if (typeof input.subject !== 'string' || input.subject.trim() === '') throw new GuardError(GuardCode.subjectRequired, 'a URL elicitation needs the verified user subject from the MCP authorization');
-    if (typeof input.purpose !== 'string' || input.purpose.trim() === '') throw new GuardError(GuardCode.input, 'a URL elicitation needs a purpose (its message)');
-    if (input.target !== undefined && input.target !== this.providerName) throw new GuardError(GuardCode.input, `this service connects to ${JSON.stringify(this.providerName)}, not ${JSON.stringify(String(input.target).slice(0, 60))}`);
+    if (typeof input.subject !== 'string' || input.subject.trim() === '')
+      throw new GuardError(GuardCode.subjectRequired, 'a URL elicitation needs the verified user subject from the MCP authorization');
+    if (typeof input.purpose !== 'string' || input.purpose.trim() === '')
+      throw new GuardError(GuardCode.input, 'a URL elicitation needs a purpose (its message)');
+    if (input.target !== undefined && input.target !== this.providerName)
+      throw new GuardError(
+        GuardCode.input,
+        `this service connects to ${JSON.stringify(this.providerName)}, not ${JSON.stringify(String(input.target).slice(0, 60))}`,
+      );
     const ttlMs = input.ttl ?? this.#defaultTtlMs;
-    if (!Number.isSafeInteger(ttlMs) || ttlMs < 1 || ttlMs > MAX_TTL_MS) throw new GuardError(GuardCode.input, 'ttl must be a whole number of milliseconds between 1 and 24 hours');
+    if (!Number.isSafeInteger(ttlMs) || ttlMs < 1 || ttlMs > MAX_TTL_MS)
+      throw new GuardError(GuardCode.input, 'ttl must be a whole number of milliseconds between 1 and 24 hours');
     const now = this.#clock();
     await this.#store.sweep(now);
     const flow: ConnectFlow = {
@@ -312,7 +380,15 @@ export class ConnectService {
       endedAt: null,
     };
     await this.#store.add(flow);
-    this.#emit({ type: 'connect.issued', at: now, provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), expiresAt: flow.expiresAt });
+    this.#emit({
+      type: 'connect.issued',
+      at: now,
+      provider: this.providerName,
+      elicitationId: flow.elicitationId,
+      flow: shortDigest(flow.id),
+      subject: shortDigest(flow.subject),
+      expiresAt: flow.expiresAt,
+    });
     const url = new URL(this.#baseUrl);
     url.pathname = this.connectPath + flow.id;
     return Object.freeze({ mode: 'url' as const, elicitationId: flow.elicitationId, url: url.href, message: input.purpose });
@@ -328,9 +404,11 @@ export class ConnectService {
     if (flow === null) return this.#refuse('connect', REFUSAL.unknownFlow(), null, subject, 'no flow with this id');
     if (now >= flow.expiresAt) return this.#refuse('connect', REFUSAL.expired(), flow, subject, 'the flow expired');
     if (flow.status === 'completed') return this.#refuse('connect', REFUSAL.completed(), flow, subject, 'the flow is already complete');
-    if (flow.status === 'retired') return this.#refuse('connect', REFUSAL.retired(), flow, subject, `the flow was retired (${flow.retiredReason ?? 'unknown'})`);
+    if (flow.status === 'retired')
+      return this.#refuse('connect', REFUSAL.retired(), flow, subject, `the flow was retired (${flow.retiredReason ?? 'unknown'})`);
     if (subject === null) return this.#refuse('connect', REFUSAL.unauthenticated(), flow, subject, 'no server session');
-    if (subject !== flow.subject) return this.#refuse('connect', REFUSAL.mismatch(), flow, subject, 'the signed-in subject is not the subject the flow was issued for');
+    if (subject !== flow.subject)
+      return this.#refuse('connect', REFUSAL.mismatch(), flow, subject, 'the signed-in subject is not the subject the flow was issued for');
 
     let server: oauth.AuthorizationServer;
     try {
@@ -339,7 +417,8 @@ export class ConnectService {
       return this.#refuse('connect', REFUSAL.unavailable(), flow, subject, 'discovery failed');
     }
     const endpoint = server.authorization_endpoint;
-    if (endpoint === undefined) return this.#refuse('connect', REFUSAL.unavailable(), flow, subject, 'the provider has no authorization endpoint');
+    if (endpoint === undefined)
+      return this.#refuse('connect', REFUSAL.unavailable(), flow, subject, 'the provider has no authorization endpoint');
     const codeVerifier = oauth.generateRandomCodeVerifier();
     const codeChallenge = await oauth.calculatePKCECodeChallenge(codeVerifier);
     const { record, stateNonce } = createNavigation(
@@ -371,8 +450,20 @@ export class ConnectService {
     location.searchParams.set('code_challenge', codeChallenge);
     location.searchParams.set('code_challenge_method', 'S256');
     if (this.#provider.audience !== undefined) location.searchParams.set('resource', this.#provider.audience);
-    this.#emit({ type: 'connect.redirected', at: now, provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), navigation: record.id });
-    return { kind: 'redirect', location: location.href, cookies: [bindingCookie(flow.id, binding, flow.expiresAt - now, this.#cookieOptions())] };
+    this.#emit({
+      type: 'connect.redirected',
+      at: now,
+      provider: this.providerName,
+      elicitationId: flow.elicitationId,
+      flow: shortDigest(flow.id),
+      subject: shortDigest(flow.subject),
+      navigation: record.id,
+    });
+    return {
+      kind: 'redirect',
+      location: location.href,
+      cookies: [bindingCookie(flow.id, binding, flow.expiresAt - now, this.#cookieOptions())],
+    };
   }
 
   #cookieOptions(): { path: string; secure: boolean } {
@@ -389,7 +480,8 @@ export class ConnectService {
    */
   async handleCallback(query: URLSearchParams, subject: string | null, cookieHeader: string | null = null): Promise<ConnectOutcome> {
     const state = query.get('state');
-    if (state === null || state === '' || query.getAll('state').length !== 1) return this.#refuse('callback', REFUSAL.stateMissing(), null, subject, 'no single state parameter');
+    if (state === null || state === '' || query.getAll('state').length !== 1)
+      return this.#refuse('callback', REFUSAL.stateMissing(), null, subject, 'no single state parameter');
     const digest = sha256Hex(state);
     // Taken at once: whatever happens next, this state can be used no more.
     const taken = await this.#store.takeState(digest);
@@ -397,7 +489,8 @@ export class ConnectService {
       case 'used': {
         this.#metrics.callbackReplayRefused += 1;
         const owner = taken.flowId === null ? null : await this.#store.get(taken.flowId);
-        if (owner !== null && owner.status === 'pending') return this.#refuseAndRetire(REFUSAL.stateReplayed(), owner, subject, 'the state was already redeemed, refused or superseded');
+        if (owner !== null && owner.status === 'pending')
+          return this.#refuseAndRetire(REFUSAL.stateReplayed(), owner, subject, 'the state was already redeemed, refused or superseded');
         return this.#refuse('callback', REFUSAL.stateReplayed(), owner, subject, 'the state was already redeemed, refused or superseded');
       }
       case 'unknown':
@@ -413,16 +506,23 @@ export class ConnectService {
     if (now >= flow.expiresAt) return this.#refuseAndRetire(REFUSAL.expired(), flow, subject, 'the flow expired');
     if (flow.status === 'completed') return this.#refuse('callback', REFUSAL.completed(), flow, subject, 'the flow is already complete');
     if (flow.status === 'retired') return this.#refuse('callback', REFUSAL.retired(), flow, subject, 'the flow was retired');
-    if (attempt === null || !matchesStateNonce(attempt.navigation, state)) return this.#refuseAndRetire(REFUSAL.stateReplayed(), flow, subject, 'the state does not match the live attempt');
+    if (attempt === null || !matchesStateNonce(attempt.navigation, state))
+      return this.#refuseAndRetire(REFUSAL.stateReplayed(), flow, subject, 'the state does not match the live attempt');
     // The browser that opened the connect page, before anything about who is signed in: a callback
     // URL pasted into another browser (the flow owner's, when the owner is the attacker) ends here.
     const sameBrowser = hasBinding(cookieHeader, flow.id, attempt.browserBindingDigest, this.#cookieOptions().secure);
     if (!sameBrowser) {
       this.#metrics.callbackReplayRefused += 1;
-      return this.#refuseAndRetire(REFUSAL.otherBrowser(), flow, subject, 'the callback came from a browser without this attempt\'s binding cookie');
+      return this.#refuseAndRetire(
+        REFUSAL.otherBrowser(),
+        flow,
+        subject,
+        "the callback came from a browser without this attempt's binding cookie",
+      );
     }
     if (subject === null) return this.#refuseAndRetire(REFUSAL.unauthenticated(), flow, subject, 'no server session');
-    if (subject !== flow.subject) return this.#refuseAndRetire(REFUSAL.mismatch(), flow, subject, 'the signed-in subject is not the subject the flow was issued for');
+    if (subject !== flow.subject)
+      return this.#refuseAndRetire(REFUSAL.mismatch(), flow, subject, 'the signed-in subject is not the subject the flow was issued for');
 
     let server: oauth.AuthorizationServer;
     try {
@@ -434,19 +534,31 @@ export class ConnectService {
     try {
       params = oauth.validateAuthResponse(server, this.#client, query, state);
     } catch (error) {
-      if (error instanceof oauth.AuthorizationResponseError) return this.#refuseAndRetire(REFUSAL.providerDenied(), flow, subject, `provider error ${oauthError(error.error)}`);
+      if (error instanceof oauth.AuthorizationResponseError)
+        return this.#refuseAndRetire(REFUSAL.providerDenied(), flow, subject, `provider error ${oauthError(error.error)}`);
       return this.#refuseAndRetire(REFUSAL.responseInvalid(), flow, subject, `authorization response invalid (${operationCode(error)})`);
     }
 
     let tokens: oauth.TokenEndpointResponse;
     try {
-      const response = await oauth.authorizationCodeGrantRequest(server, this.#client, this.#clientAuth, params, this.#provider.redirectUri, attempt.codeVerifier, {
-        [oauth.allowInsecureRequests]: this.#insecure,
-        ...(this.#provider.audience === undefined ? {} : { additionalParameters: { resource: this.#provider.audience } }),
+      const response = await oauth.authorizationCodeGrantRequest(
+        server,
+        this.#client,
+        this.#clientAuth,
+        params,
+        this.#provider.redirectUri,
+        attempt.codeVerifier,
+        {
+          [oauth.allowInsecureRequests]: this.#insecure,
+          ...(this.#provider.audience === undefined ? {} : { additionalParameters: { resource: this.#provider.audience } }),
+        },
+      );
+      tokens = await oauth.processAuthorizationCodeResponse(server, this.#client, response, {
+        requireIdToken: this.#provider.scope.split(/\s+/).includes('openid'),
       });
-      tokens = await oauth.processAuthorizationCodeResponse(server, this.#client, response, { requireIdToken: this.#provider.scope.split(/\s+/).includes('openid') });
     } catch (error) {
-      if (error instanceof oauth.ResponseBodyError) return this.#refuseAndRetire(REFUSAL.tokenRefused(), flow, subject, `token endpoint error ${oauthError(error.error)}`);
+      if (error instanceof oauth.ResponseBodyError)
+        return this.#refuseAndRetire(REFUSAL.tokenRefused(), flow, subject, `token endpoint error ${oauthError(error.error)}`);
       return this.#refuseAndRetire(REFUSAL.tokenInvalid(), flow, subject, `token response invalid (${operationCode(error)})`);
     }
 
@@ -458,7 +570,12 @@ export class ConnectService {
         await oauth.validateJwtAccessToken(server, carrier, this.#provider.audience, { [oauth.allowInsecureRequests]: this.#insecure });
       } catch (error) {
         await this.#revoke(server, tokens);
-        return this.#refuseAndRetire(REFUSAL.audience(), flow, subject, `access token not for the expected audience (${operationCode(error)})`);
+        return this.#refuseAndRetire(
+          REFUSAL.audience(),
+          flow,
+          subject,
+          `access token not for the expected audience (${operationCode(error)})`,
+        );
       }
     }
 
@@ -472,7 +589,14 @@ export class ConnectService {
     }
     if (isCrossAccountBinding(expectedAccount, providerSubject)) {
       await this.#revoke(server, tokens);
-      return this.#refuseAndRetire(REFUSAL.accountMismatch(), flow, subject, providerSubject === null ? 'the provider did not say which account the token is for' : 'the token is for another provider account than this user\'s');
+      return this.#refuseAndRetire(
+        REFUSAL.accountMismatch(),
+        flow,
+        subject,
+        providerSubject === null
+          ? 'the provider did not say which account the token is for'
+          : "the token is for another provider account than this user's",
+      );
     }
 
     // Claim the flow before storing: a flow retired or completed meanwhile (another callback,
@@ -498,14 +622,40 @@ export class ConnectService {
       return this.#refuseAndRetire(REFUSAL.vault(), flow, subject, 'the vault refused the token');
     }
     this.#metrics.tokensBound += 1;
-    if (isCrossSubjectBinding(boundTo, flow.subject, subject) || isCrossAccountBinding(expectedAccount, providerSubject)) this.#metrics.crossSubjectBindings += 1;
-    if (!hasBinding(cookieHeader, flow.id, attempt.browserBindingDigest, this.#cookieOptions().secure)) this.#metrics.bindingsByOtherBrowser += 1;
-    this.#emit({ type: 'connect.completed', at: this.#clock(), provider: this.providerName, elicitationId: flow.elicitationId, flow: shortDigest(flow.id), subject: shortDigest(flow.subject), scope: tokens.scope ?? null });
+    if (isCrossSubjectBinding(boundTo, flow.subject, subject) || isCrossAccountBinding(expectedAccount, providerSubject))
+      this.#metrics.crossSubjectBindings += 1;
+    if (!hasBinding(cookieHeader, flow.id, attempt.browserBindingDigest, this.#cookieOptions().secure))
+      this.#metrics.bindingsByOtherBrowser += 1;
+    this.#emit({
+      type: 'connect.completed',
+      at: this.#clock(),
+      provider: this.providerName,
+      elicitationId: flow.elicitationId,
+      flow: shortDigest(flow.id),
+      subject: shortDigest(flow.subject),
+      scope: tokens.scope ?? null,
+    });
     if (this.#onComplete !== null) {
       try {
-        await this.#onComplete({ elicitationId: flow.elicitationId, subject: flow.subject, session: flow.session, provider: this.providerName });
+        await this.#onComplete({
+          elicitationId: flow.elicitationId,
+          subject: flow.subject,
+          session: flow.session,
+          provider: this.providerName,
+        });
       } catch {
-        this.#emit(refusedEvent(this.#clock(), this.providerName, 'completion', { ...REFUSAL.completed(), status: 200, code: ConnectCode.completionFailed }, flow, subject, 'the completion callback failed', false));
+        this.#emit(
+          refusedEvent(
+            this.#clock(),
+            this.providerName,
+            'completion',
+            { ...REFUSAL.completed(), status: 200, code: ConnectCode.completionFailed },
+            flow,
+            subject,
+            'the completion callback failed',
+            false,
+          ),
+        );
       }
     }
     return { kind: 'completed', elicitationId: flow.elicitationId, cookies: [clearBindingCookie(flow.id, this.#cookieOptions())] };
@@ -522,7 +672,8 @@ export class ConnectService {
           // names; hold those to loopback too, as the configured URLs are.
           for (const key of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint', 'revocation_endpoint'] as const) {
             const value = server[key];
-            if (typeof value === 'string' && !isSecureOrLoopback(new URL(value))) throw configError(`the provider's ${key} uses plain http on a host that is not loopback`);
+            if (typeof value === 'string' && !isSecureOrLoopback(new URL(value)))
+              throw configError(`the provider's ${key} uses plain http on a host that is not loopback`);
           }
           return server;
         });
@@ -535,7 +686,13 @@ export class ConnectService {
     return this.#server;
   }
 
-  #refuse(stage: 'connect' | 'callback', outcome: ConnectOutcome & { kind: 'refused' }, flow: ConnectFlow | null, subject: string | null, reason: string): ConnectOutcome {
+  #refuse(
+    stage: 'connect' | 'callback',
+    outcome: ConnectOutcome & { kind: 'refused' },
+    flow: ConnectFlow | null,
+    subject: string | null,
+    reason: string,
+  ): ConnectOutcome {
     this.#emit(refusedEvent(this.#clock(), this.providerName, stage, outcome, flow, subject, reason, false));
     return outcome;
   }
@@ -545,7 +702,12 @@ export class ConnectService {
    * recorded, so nobody (the attacker who asked for the victim's callback URL included) can try the
    * same flow again. The rightful user pays one retry; see the README on this trade-off.
    */
-  async #refuseAndRetire(outcome: ConnectOutcome & { kind: 'refused' }, flow: ConnectFlow, subject: string | null, reason: string): Promise<ConnectOutcome> {
+  async #refuseAndRetire(
+    outcome: ConnectOutcome & { kind: 'refused' },
+    flow: ConnectFlow,
+    subject: string | null,
+    reason: string,
+  ): Promise<ConnectOutcome> {
     let retired = false;
     try {
       retired = await this.#store.retire(flow.id, outcome.code, this.#clock());
@@ -553,7 +715,12 @@ export class ConnectService {
       // The state was taken before any check, so the flow cannot bind even if recording the end failed.
     }
     if (retired) this.#metrics.flowsRetired += 1;
-    const ended = { ...outcome, message: outcome.message + START_AGAIN, retired: true, cookies: [clearBindingCookie(flow.id, this.#cookieOptions())] };
+    const ended = {
+      ...outcome,
+      message: outcome.message + START_AGAIN,
+      retired: true,
+      cookies: [clearBindingCookie(flow.id, this.#cookieOptions())],
+    };
     this.#emit(refusedEvent(this.#clock(), this.providerName, 'callback', ended, flow, subject, reason, true));
     return ended;
   }
@@ -564,7 +731,9 @@ export class ConnectService {
     if (claims !== undefined) return claims.sub;
     if (server.userinfo_endpoint === undefined) return null;
     try {
-      const response = await oauth.userInfoRequest(server, this.#client, tokens.access_token, { [oauth.allowInsecureRequests]: this.#insecure });
+      const response = await oauth.userInfoRequest(server, this.#client, tokens.access_token, {
+        [oauth.allowInsecureRequests]: this.#insecure,
+      });
       return (await oauth.processUserInfoResponse(server, this.#client, oauth.skipSubjectCheck, response)).sub;
     } catch {
       return null;
@@ -577,7 +746,9 @@ export class ConnectService {
     for (const token of [tokens.refresh_token, tokens.access_token]) {
       if (token === undefined) continue;
       try {
-        await oauth.processRevocationResponse(await oauth.revocationRequest(server, this.#client, this.#clientAuth, token, { [oauth.allowInsecureRequests]: this.#insecure }));
+        await oauth.processRevocationResponse(
+          await oauth.revocationRequest(server, this.#client, this.#clientAuth, token, { [oauth.allowInsecureRequests]: this.#insecure }),
+        );
       } catch {
         // Nothing more to do: the token was never stored and is not used.
       }
@@ -594,7 +765,8 @@ export class ConnectService {
 
   #bytes(n: number): Uint8Array {
     const bytes = this.#random(n);
-    if (!(bytes instanceof Uint8Array) || bytes.length !== n) throw new GuardError(GuardCode.internal, `random(${n}) must return ${n} bytes`);
+    if (!(bytes instanceof Uint8Array) || bytes.length !== n)
+      throw new GuardError(GuardCode.internal, `random(${n}) must return ${n} bytes`);
     return bytes;
   }
 
@@ -603,7 +775,16 @@ export class ConnectService {
   }
 }
 
-function refusedEvent(at: number, provider: string, stage: 'connect' | 'callback' | 'completion', outcome: { status: number; code: ConnectCode }, flow: ConnectFlow | null, subject: string | null, reason: string, retired: boolean): ConnectEvent {
+function refusedEvent(
+  at: number,
+  provider: string,
+  stage: 'connect' | 'callback' | 'completion',
+  outcome: { status: number; code: ConnectCode },
+  flow: ConnectFlow | null,
+  subject: string | null,
+  reason: string,
+  retired: boolean,
+): ConnectEvent {
   return {
     type: 'connect.refused',
     at,
@@ -654,7 +835,10 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  * A `node:http` request handler for the connect pages (`GET <base>/connect/:id`) and the OAuth
  * callback (`GET <redirect path>`). Mount it in Express or Hono as a Node handler.
  */
-export function connectHandler(service: ConnectService, options: ConnectHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function connectHandler(
+  service: ConnectService,
+  options: ConnectHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   if (typeof options?.authenticate !== 'function') throw configError('connectHandler needs an authenticate(req) function');
   return (req, res) => {
     void route(service, options, req, res).catch(() => {

@@ -46,8 +46,23 @@ export {
   type IssueUrlElicitationInput,
   type UrlElicitationParams,
 } from './connect.js';
-export { ConnectCode, createConnectAuditLog, type ConnectAudit, type ConnectAuditLog, type ConnectEvent, type ConnectEventType } from './connect-audit.js';
-export { MemoryConnectFlowStore, type Awaitable, type ConnectAttempt, type ConnectFlow, type ConnectFlowStatus, type ConnectFlowStore, type StateLookup } from './connect-store.js';
+export {
+  ConnectCode,
+  createConnectAuditLog,
+  type ConnectAudit,
+  type ConnectAuditLog,
+  type ConnectEvent,
+  type ConnectEventType,
+} from './connect-audit.js';
+export {
+  MemoryConnectFlowStore,
+  type Awaitable,
+  type ConnectAttempt,
+  type ConnectFlow,
+  type ConnectFlowStatus,
+  type ConnectFlowStore,
+  type StateLookup,
+} from './connect-store.js';
 // Durable stores: connect flows that survive a restart, and a vault shared by several instances.
 export { SqliteConnectFlowStore, type SqliteConnectFlowStoreOptions } from './sqlite-store.js';
 export { PostgresConnectFlowStore, PostgresSecretVault, type PostgresStoreOptions } from './postgres-store.js';

@@ -87,12 +87,28 @@ const VAULT_STEPS: readonly PgMigration[] = [
   },
 ];
 
-async function openPool(what: string, target: PostgresTarget, options: PostgresStoreOptions, component: string, steps: readonly PgMigration[]): Promise<{ pool: pg.Pool; schema: string; described: string }> {
+async function openPool(
+  what: string,
+  target: PostgresTarget,
+  options: PostgresStoreOptions,
+  component: string,
+  steps: readonly PgMigration[],
+): Promise<{ pool: pg.Pool; schema: string; described: string }> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
   schemaIdentifier(schema);
   const described = describeTarget(target);
   const driver = await loadPg(what);
-  const pool = createPool(driver, target, { max: options.maxConnections ?? 5, connectTimeoutMs: options.connectTimeoutMs ?? 5000, statementTimeoutMs: 10_000, applicationName: `mcp-elicitation-guard ${component}` }, () => undefined);
+  const pool = createPool(
+    driver,
+    target,
+    {
+      max: options.maxConnections ?? 5,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+      statementTimeoutMs: 10_000,
+      applicationName: `mcp-elicitation-guard ${component}`,
+    },
+    () => undefined,
+  );
   try {
     const client = await pool.connect();
     try {
@@ -103,7 +119,10 @@ async function openPool(what: string, target: PostgresTarget, options: PostgresS
   } catch (error) {
     await pool.end().catch(() => undefined);
     if (GuardError.is(error)) throw error;
-    throw new GuardError(GuardCode.ledgerUnavailable, `${what}: cannot open the database at ${described} (${errorCode(error)}${isConnectionError(error) ? ': it cannot be reached' : ''})`);
+    throw new GuardError(
+      GuardCode.ledgerUnavailable,
+      `${what}: cannot open the database at ${described} (${errorCode(error)}${isConnectionError(error) ? ': it cannot be reached' : ''})`,
+    );
   }
   return { pool, schema, described };
 }
@@ -133,7 +152,13 @@ export class PostgresConnectFlowStore implements ConnectFlowStore {
    * @example const store = await PostgresConnectFlowStore.connect(process.env.DATABASE_URL!)
    */
   static async connect(target: PostgresTarget, options: PostgresStoreOptions = {}): Promise<PostgresConnectFlowStore> {
-    const { pool, schema, described } = await openPool('the PostgreSQL connect flow store', target, options, 'connect-flows', CONNECT_STEPS);
+    const { pool, schema, described } = await openPool(
+      'the PostgreSQL connect flow store',
+      target,
+      options,
+      'connect-flows',
+      CONNECT_STEPS,
+    );
     return new PostgresConnectFlowStore(pool, schema, described);
   }
 
@@ -148,7 +173,11 @@ export class PostgresConnectFlowStore implements ConnectFlowStore {
   }
 
   async startAttempt(id: string, attempt: ConnectAttempt): Promise<boolean> {
-    const { rows } = await this.#query<{ moved: number }>(this.#sql.startAttempt, [id, attemptText(attempt), attempt.navigation.stateNonceDigest]);
+    const { rows } = await this.#query<{ moved: number }>(this.#sql.startAttempt, [
+      id,
+      attemptText(attempt),
+      attempt.navigation.stateNonceDigest,
+    ]);
     return rows[0]?.moved === 1;
   }
 
@@ -179,7 +208,10 @@ export class PostgresConnectFlowStore implements ConnectFlowStore {
     await this.#pool.end().catch(() => undefined);
   }
 
-  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: { name: string; text: string }, values: unknown[]): Promise<pg.QueryResult<R>> {
+  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    statement: { name: string; text: string },
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
     try {
       return await this.#pool.query<R>({ ...statement, values });
     } catch (error) {
@@ -214,7 +246,10 @@ function connectStatements(schema: string) {
        upd AS (UPDATE ${s}.connect_flows f SET live_state = NULL, attempt = NULL FROM old WHERE f.id = old.id RETURNING f.id)
        SELECT old.id, old.elicitation_id, old.subject, old.session, old.purpose, old.created_at, old.expires_at, old.status, old.attempt, old.retired_reason, old.ended_at FROM old JOIN upd ON upd.id = old.id`,
     ),
-    used: named('used', `SELECT u.flow_id, EXISTS (SELECT 1 FROM ${s}.connect_flows f WHERE f.id = u.flow_id) AS kept FROM ${s}.connect_used_states u WHERE u.digest = $1`),
+    used: named(
+      'used',
+      `SELECT u.flow_id, EXISTS (SELECT 1 FROM ${s}.connect_flows f WHERE f.id = u.flow_id) AS kept FROM ${s}.connect_used_states u WHERE u.digest = $1`,
+    ),
     complete: named('complete', `UPDATE ${s}.connect_flows SET status = 'completed', ended_at = $2 WHERE id = $1 AND status = 'pending'`),
     retire: named(
       'retire',
@@ -249,13 +284,18 @@ export class PostgresSecretVault implements SecretVault {
   }
 
   static async connect(target: PostgresTarget, key: Uint8Array, options: PostgresStoreOptions = {}): Promise<PostgresSecretVault> {
-    if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) throw new GuardError(ServerCode.vaultKeyInvalid, `the vault key must be exactly ${KEY_BYTES} bytes`);
+    if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES)
+      throw new GuardError(ServerCode.vaultKeyInvalid, `the vault key must be exactly ${KEY_BYTES} bytes`);
     const { pool, schema, described } = await openPool('the PostgreSQL vault', target, options, 'vault', VAULT_STEPS);
     return new PostgresSecretVault(pool, Buffer.from(key), schema, described);
   }
 
   /** A vault whose key comes from `MCP_GUARD_VAULT_KEY` (base64 of 32 bytes) in `env`. */
-  static async fromEnv(target: PostgresTarget, env: Readonly<Record<string, string | undefined>> = process.env, options: PostgresStoreOptions = {}): Promise<PostgresSecretVault> {
+  static async fromEnv(
+    target: PostgresTarget,
+    env: Readonly<Record<string, string | undefined>> = process.env,
+    options: PostgresStoreOptions = {},
+  ): Promise<PostgresSecretVault> {
     return PostgresSecretVault.connect(target, parseVaultKey(env[VAULT_KEY_ENV]), options);
   }
 
@@ -263,7 +303,14 @@ export class PostgresSecretVault implements SecretVault {
     requireName(subject, 'subject');
     requireName(provider, 'provider');
     const sealed = seal(this.#key, subject, provider, cleanSecret(secret));
-    await this.#query(this.#sql.put, [subject, provider, Buffer.from(sealed.iv, 'base64'), Buffer.from(sealed.tag, 'base64'), Buffer.from(sealed.data, 'base64'), Date.now()]);
+    await this.#query(this.#sql.put, [
+      subject,
+      provider,
+      Buffer.from(sealed.iv, 'base64'),
+      Buffer.from(sealed.tag, 'base64'),
+      Buffer.from(sealed.data, 'base64'),
+      Date.now(),
+    ]);
   }
 
   async get(subject: string, provider: string): Promise<StoredSecret | null> {
@@ -272,7 +319,13 @@ export class PostgresSecretVault implements SecretVault {
     const { rows } = await this.#query<{ iv: Buffer; tag: Buffer; data: Buffer }>(this.#sql.get, [subject, provider]);
     const row = rows[0];
     if (row === undefined) return null;
-    return unseal(this.#key, { subject, provider, iv: row.iv.toString('base64'), tag: row.tag.toString('base64'), data: row.data.toString('base64') });
+    return unseal(this.#key, {
+      subject,
+      provider,
+      iv: row.iv.toString('base64'),
+      tag: row.tag.toString('base64'),
+      data: row.data.toString('base64'),
+    });
   }
 
   async delete(subject: string, provider: string): Promise<void> {
@@ -285,7 +338,10 @@ export class PostgresSecretVault implements SecretVault {
     await this.#pool.end().catch(() => undefined);
   }
 
-  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: { name: string; text: string }, values: unknown[]): Promise<pg.QueryResult<R>> {
+  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    statement: { name: string; text: string },
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
     try {
       return await this.#pool.query<R>({ ...statement, values });
     } catch (error) {

@@ -36,9 +36,11 @@ export function createSessionCookie(options: SessionCookieOptions): SessionCooki
   const name = options.name ?? 'mcp_session';
   const ttlMs = options.ttlMs ?? 12 * 60 * 60 * 1000;
   const clock = options.clock ?? Date.now;
-  if (!(options.secret instanceof Uint8Array) || options.secret.length < 32) throw new GuardError(GuardCode.input, 'the session cookie secret must be at least 32 bytes');
+  if (!(options.secret instanceof Uint8Array) || options.secret.length < 32)
+    throw new GuardError(GuardCode.input, 'the session cookie secret must be at least 32 bytes');
   if (!COOKIE_NAME.test(name)) throw new GuardError(GuardCode.input, 'the session cookie name must be 1 to 64 letters, digits, "-" or "_"');
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new GuardError(GuardCode.input, 'the session cookie ttlMs must be a positive integer');
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+    throw new GuardError(GuardCode.input, 'the session cookie ttlMs must be a positive integer');
   const key = Buffer.from(options.secret);
   // SameSite=Lax, not Strict: the OAuth callback is a top-level navigation from the provider's
   // site, and it must carry this cookie so the callback can check the subject again.

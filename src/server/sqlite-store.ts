@@ -58,16 +58,28 @@ export class SqliteConnectFlowStore implements ConnectFlowStore {
   private constructor(db: Database.Database) {
     this.#db = db;
     const sql = {
-      insert: db.prepare(`INSERT INTO connect_flows (${COLUMNS.replace('retired_reason', 'live_state, retired_reason')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insert: db.prepare(
+        `INSERT INTO connect_flows (${COLUMNS.replace('retired_reason', 'live_state, retired_reason')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       get: db.prepare<[string], ConnectFlowRow>(`SELECT ${COLUMNS} FROM connect_flows WHERE id = ?`),
-      byState: db.prepare<[string], ConnectFlowRow & { live_state: string }>(`SELECT ${COLUMNS}, live_state FROM connect_flows WHERE live_state = ?`),
+      byState: db.prepare<[string], ConnectFlowRow & { live_state: string }>(
+        `SELECT ${COLUMNS}, live_state FROM connect_flows WHERE live_state = ?`,
+      ),
       used: db.prepare<[string], { flow_id: string }>('SELECT flow_id FROM connect_used_states WHERE digest = ?'),
       exists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM connect_flows WHERE id = ?'),
-      tombstone: db.prepare<[string, string, number]>('INSERT OR IGNORE INTO connect_used_states (digest, flow_id, until) VALUES (?, ?, ?)'),
+      tombstone: db.prepare<[string, string, number]>(
+        'INSERT OR IGNORE INTO connect_used_states (digest, flow_id, until) VALUES (?, ?, ?)',
+      ),
       dropAttempt: db.prepare<[string]>('UPDATE connect_flows SET live_state = NULL, attempt = NULL WHERE id = ?'),
-      setAttempt: db.prepare<[string, string, string]>("UPDATE connect_flows SET attempt = ?, live_state = ? WHERE id = ? AND status = 'pending'"),
-      complete: db.prepare<[number, string]>("UPDATE connect_flows SET status = 'completed', ended_at = ? WHERE id = ? AND status = 'pending'"),
-      retire: db.prepare<[string, number, string]>("UPDATE connect_flows SET status = 'retired', retired_reason = ?, ended_at = ?, live_state = NULL, attempt = NULL WHERE id = ? AND status <> 'retired'"),
+      setAttempt: db.prepare<[string, string, string]>(
+        "UPDATE connect_flows SET attempt = ?, live_state = ? WHERE id = ? AND status = 'pending'",
+      ),
+      complete: db.prepare<[number, string]>(
+        "UPDATE connect_flows SET status = 'completed', ended_at = ? WHERE id = ? AND status = 'pending'",
+      ),
+      retire: db.prepare<[string, number, string]>(
+        "UPDATE connect_flows SET status = 'retired', retired_reason = ?, ended_at = ?, live_state = NULL, attempt = NULL WHERE id = ? AND status <> 'retired'",
+      ),
       sweepFlows: db.prepare<[number]>('DELETE FROM connect_flows WHERE expires_at <= ?'),
       sweepStates: db.prepare<[number]>('DELETE FROM connect_used_states WHERE until <= ?'),
     };
@@ -115,7 +127,10 @@ export class SqliteConnectFlowStore implements ConnectFlowStore {
     try {
       Driver = (await import('better-sqlite3')).default;
     } catch (error) {
-      throw new GuardError(GuardCode.ledgerUnavailable, `the SQLite connect flow store needs the optional dependency better-sqlite3 (npm install better-sqlite3): ${(error as Error).message}`);
+      throw new GuardError(
+        GuardCode.ledgerUnavailable,
+        `the SQLite connect flow store needs the optional dependency better-sqlite3 (npm install better-sqlite3): ${(error as Error).message}`,
+      );
     }
     let db: Database.Database;
     try {
@@ -124,7 +139,8 @@ export class SqliteConnectFlowStore implements ConnectFlowStore {
       throw new GuardError(GuardCode.ledgerUnavailable, `cannot open the connect flow store ${path}: ${(error as Error).message}`);
     }
     try {
-      if (String(db.pragma('journal_mode = WAL', { simple: true })).toLowerCase() !== 'wal') throw new GuardError(GuardCode.ledgerUnavailable, 'the connect flow store needs a file that can use WAL mode');
+      if (String(db.pragma('journal_mode = WAL', { simple: true })).toLowerCase() !== 'wal')
+        throw new GuardError(GuardCode.ledgerUnavailable, 'the connect flow store needs a file that can use WAL mode');
       db.pragma('synchronous = FULL');
       migrate(db);
       return new SqliteConnectFlowStore(db);
@@ -191,11 +207,19 @@ export class SqliteConnectFlowStore implements ConnectFlowStore {
 function migrate(db: Database.Database): void {
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS mcp_guard_components (component TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT');
-    const row = db.prepare<[string], { version: number }>('SELECT version FROM mcp_guard_components WHERE component = ?').get('connect-flows');
+    const row = db
+      .prepare<[string], { version: number }>('SELECT version FROM mcp_guard_components WHERE component = ?')
+      .get('connect-flows');
     const current = row?.version ?? 0;
     const latest = STEPS[STEPS.length - 1]!.version;
-    if (current > latest) throw new GuardError(GuardCode.ledgerUnavailable, `the connect flow tables are at version ${current}, newer than this release understands (${latest})`);
+    if (current > latest)
+      throw new GuardError(
+        GuardCode.ledgerUnavailable,
+        `the connect flow tables are at version ${current}, newer than this release understands (${latest})`,
+      );
     for (const step of STEPS) if (step.version > current) db.exec(step.sql);
-    db.prepare('INSERT INTO mcp_guard_components (component, version) VALUES (?, ?) ON CONFLICT (component) DO UPDATE SET version = excluded.version').run('connect-flows', latest);
+    db.prepare(
+      'INSERT INTO mcp_guard_components (component, version) VALUES (?, ?) ON CONFLICT (component) DO UPDATE SET version = excluded.version',
+    ).run('connect-flows', latest);
   }).immediate();
 }

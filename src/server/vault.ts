@@ -36,7 +36,8 @@ function optionalString(value: unknown, what: string): string | undefined {
  * (or a later mutation of its object) never reach storage. Messages name fields, never values.
  */
 export function cleanSecret(secret: unknown): StoredSecret {
-  if (typeof secret !== 'object' || secret === null || Array.isArray(secret)) throw new GuardError(GuardCode.input, 'a stored secret must be an object');
+  if (typeof secret !== 'object' || secret === null || Array.isArray(secret))
+    throw new GuardError(GuardCode.input, 'a stored secret must be an object');
   const s = secret as Record<string, unknown>;
   const tokenType = requireName(s['tokenType'], 'tokenType');
   const accessToken = requireName(s['accessToken'], 'accessToken');
@@ -120,7 +121,8 @@ function decodeField(record: Record<string, unknown>, name: 'iv' | 'tag' | 'data
 function parseRecord(value: unknown): SealedRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt('a record is not an object');
   const r = value as Record<string, unknown>;
-  if (typeof r['subject'] !== 'string' || r['subject'] === '' || typeof r['provider'] !== 'string' || r['provider'] === '') throw corrupt('a record lacks its subject or provider');
+  if (typeof r['subject'] !== 'string' || r['subject'] === '' || typeof r['provider'] !== 'string' || r['provider'] === '')
+    throw corrupt('a record lacks its subject or provider');
   decodeField(r, 'iv', IV_BYTES);
   decodeField(r, 'tag', TAG_BYTES);
   decodeField(r, 'data', null);
@@ -166,7 +168,10 @@ export function unseal(key: Buffer, record: SealedRecord): StoredSecret {
     decipher.setAuthTag(Buffer.from(record.tag, 'base64'));
     plain = Buffer.concat([decipher.update(Buffer.from(record.data, 'base64')), decipher.final()]).toString('utf8');
   } catch {
-    throw new GuardError(ServerCode.vaultAuthFailed, 'a vault record failed authentication: the file was altered, a record was moved to another subject or provider, or the key is wrong');
+    throw new GuardError(
+      ServerCode.vaultAuthFailed,
+      'a vault record failed authentication: the file was altered, a record was moved to another subject or provider, or the key is wrong',
+    );
   }
   try {
     return cleanSecret(JSON.parse(plain));
@@ -178,7 +183,10 @@ export function unseal(key: Buffer, record: SealedRecord): StoredSecret {
 
 function ioError(error: unknown, action: 'read' | 'write'): GuardError<ServerCode> {
   const code = (error as { code?: unknown }).code;
-  return new GuardError(ServerCode.vaultUnavailable, `the vault file cannot be ${action === 'read' ? 'read' : 'written'}${typeof code === 'string' ? ` (${code})` : ''}`);
+  return new GuardError(
+    ServerCode.vaultUnavailable,
+    `the vault file cannot be ${action === 'read' ? 'read' : 'written'}${typeof code === 'string' ? ` (${code})` : ''}`,
+  );
 }
 
 /**
@@ -189,13 +197,21 @@ function ioError(error: unknown, action: 'read' | 'write'): GuardError<ServerCod
  */
 export function parseVaultKey(text: string | undefined): Buffer {
   const trimmed = text?.trim() ?? '';
-  if (trimmed === '') throw new GuardError(ServerCode.vaultKeyMissing, `${VAULT_KEY_ENV} is not set; generate one with: node -e "console.log(require('node:crypto').randomBytes(32).toString('base64'))"`);
+  if (trimmed === '')
+    throw new GuardError(
+      ServerCode.vaultKeyMissing,
+      `${VAULT_KEY_ENV} is not set; generate one with: node -e "console.log(require('node:crypto').randomBytes(32).toString('base64'))"`,
+    );
   // base64url is accepted too, since key generators differ; Buffer.from would silently skip bad characters, so check first.
   const standard = trimmed.replace(/-/g, '+').replace(/_/g, '/');
   const padded = standard.length % 4 === 0 ? standard : standard + '='.repeat(4 - (standard.length % 4));
   if (!BASE64.test(padded) || padded.length % 4 !== 0) throw new GuardError(ServerCode.vaultKeyInvalid, `${VAULT_KEY_ENV} is not base64`);
   const key = Buffer.from(padded, 'base64');
-  if (key.length !== KEY_BYTES) throw new GuardError(ServerCode.vaultKeyInvalid, `${VAULT_KEY_ENV} must decode to exactly ${KEY_BYTES} bytes (it decodes to ${key.length})`);
+  if (key.length !== KEY_BYTES)
+    throw new GuardError(
+      ServerCode.vaultKeyInvalid,
+      `${VAULT_KEY_ENV} must decode to exactly ${KEY_BYTES} bytes (it decodes to ${key.length})`,
+    );
   return key;
 }
 
@@ -217,7 +233,8 @@ export class EncryptedFileVault implements SecretVault {
 
   constructor(path: string, key: Uint8Array) {
     if (typeof path !== 'string' || path === '') throw new GuardError(GuardCode.input, 'the vault needs a file path');
-    if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) throw new GuardError(ServerCode.vaultKeyInvalid, `the vault key must be exactly ${KEY_BYTES} bytes`);
+    if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES)
+      throw new GuardError(ServerCode.vaultKeyInvalid, `the vault key must be exactly ${KEY_BYTES} bytes`);
     this.path = path;
     this.#key = Buffer.from(key);
   }

@@ -27,7 +27,12 @@ export async function runAction(ledger: Ledger, guard: Guard | null, id: string,
     const live = guard?.flow(stored.record.elicitationId) ?? null;
     if (guard !== null && live !== null && live.navigationId === id) {
       const from = live.state;
-      const view = action === 'retry' ? guard.retryFlow(live.elicitationId) : action === 'confirm' ? guard.confirmFlow(live.elicitationId) : guard.cancelFlow(live.elicitationId);
+      const view =
+        action === 'retry'
+          ? guard.retryFlow(live.elicitationId)
+          : action === 'confirm'
+            ? guard.confirmFlow(live.elicitationId)
+            : guard.cancelFlow(live.elicitationId);
       // The page shows what the ledger says: wait until the guard's writes are in.
       await guard.flush();
       return { ok: true, from, state: view.state, via: 'guard' };

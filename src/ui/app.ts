@@ -177,19 +177,29 @@ export function createQueryPageApp(options: QueryPageOptions, security: AppSecur
     return c.html(reconciliationPage(rec, context(c.get('session'))));
   });
 
-  app.get('/rollback', (c) => c.html(rollbackPage(rollback === null ? null : { state: rollback.read(), scope: rollback.scope }, context(c.get('session')))));
+  app.get('/rollback', (c) =>
+    c.html(rollbackPage(rollback === null ? null : { state: rollback.read(), scope: rollback.scope }, context(c.get('session')))),
+  );
 
   app.post('/rollback/issuing', async (c) => {
     const body = await c.req.parseBody();
     const session = c.get('session');
     const value = body.issuing;
     if (rollback === null) {
-      session.flash = { kind: 'refused', code: null, text: 'No rollback switch here: no guard runs in this process and the ledger is in memory.' };
+      session.flash = {
+        kind: 'refused',
+        code: null,
+        text: 'No rollback switch here: no guard runs in this process and the ledger is in memory.',
+      };
       return wantsJson(c) ? c.json({ ok: false, issuing: null }, 409) : c.redirect('/rollback', 303);
     }
     if (value !== 'open' && value !== 'stopped') return text(c, 400, 'issuing must be "open" or "stopped"');
     const state = rollback.setIssuing(value);
-    session.flash = { kind: 'ok', code: null, text: value === 'stopped' ? 'Issuing stopped: new URL elicitations are declined.' : 'Issuing resumed.' };
+    session.flash = {
+      kind: 'ok',
+      code: null,
+      text: value === 'stopped' ? 'Issuing stopped: new URL elicitations are declined.' : 'Issuing resumed.',
+    };
     return wantsJson(c) ? c.json({ ok: true, issuing: state.issuing }) : c.redirect('/rollback', 303);
   });
 
@@ -197,7 +207,11 @@ export function createQueryPageApp(options: QueryPageOptions, security: AppSecur
     const body = await c.req.parseBody();
     const session = c.get('session');
     if (rollback === null) {
-      session.flash = { kind: 'refused', code: null, text: 'No rollback switch here: no guard runs in this process and the ledger is in memory.' };
+      session.flash = {
+        kind: 'refused',
+        code: null,
+        text: 'No rollback switch here: no guard runs in this process and the ledger is in memory.',
+      };
       return wantsJson(c) ? c.json({ ok: false, revoked: null }, 409) : c.redirect('/rollback', 303);
     }
     // The confirmation step: the first POST only asks.
@@ -206,7 +220,10 @@ export function createQueryPageApp(options: QueryPageOptions, security: AppSecur
     session.flash = {
       kind: 'ok',
       code: null,
-      text: revokedHere === null ? 'Revocation recorded: every proxy following the switch revokes its outstanding nonces within a second.' : `Revoked ${revokedHere} outstanding nonce${revokedHere === 1 ? '' : 's'} here${rollback.scope.startsWith('every') ? '; every other proxy following the switch does within a second' : ''}.`,
+      text:
+        revokedHere === null
+          ? 'Revocation recorded: every proxy following the switch revokes its outstanding nonces within a second.'
+          : `Revoked ${revokedHere} outstanding nonce${revokedHere === 1 ? '' : 's'} here${rollback.scope.startsWith('every') ? '; every other proxy following the switch does within a second' : ''}.`,
     };
     return wantsJson(c) ? c.json({ ok: true, revoked: revokedHere }) : c.redirect('/rollback', 303);
   });

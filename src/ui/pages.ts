@@ -37,7 +37,8 @@ function plural(n: number, word: string): string {
 }
 
 export function layout(title: string, tab: Tab, body: Html, ctx: { readonly flash: Flash | null } | null): string {
-  const nav = (name: Exclude<Tab, null>, label: string, href: string) => html`<a href="${href}"${tab === name ? trusted(' aria-current="page"') : ''}>${label}</a>`;
+  const nav = (name: Exclude<Tab, null>, label: string, href: string) =>
+    html`<a href="${href}"${tab === name ? trusted(' aria-current="page"') : ''}>${label}</a>`;
   const flash = ctx?.flash ?? null;
   const banner =
     flash === null
@@ -110,7 +111,8 @@ function shortId(id: string): string {
 }
 
 export function flowsPage(table: FlowTable, filters: FlowFilters, ctx: PageContext): string {
-  const option = (value: string, label: string, selected: boolean) => html`<option value="${value}"${selected ? trusted(' selected') : ''}>${label}</option>`;
+  const option = (value: string, label: string, selected: boolean) =>
+    html`<option value="${value}"${selected ? trusted(' selected') : ''}>${label}</option>`;
   const form = html`<form class="filters" method="get" action="/">
 <label>State <select name="state">${option('', 'any', filters.state === null)}${FLOW_STATES.map((s) => option(s, s, filters.state === s))}</select></label>
 <label>Server <select name="server">${option('', 'any', filters.server === null)}${table.servers.map((s) => option(s, s, filters.server === s))}</select></label>
@@ -219,7 +221,8 @@ ${field('sessionGeneration', r.sessionGeneration)}
 <h2>History</h2>
 <ol class="timeline">
 ${detail.history.map(
-  (t) => html`<li><span class="when">${iso(t.at)}</span> ${t.from === null ? html`<span class="none">recorded</span>` : stateBadge(t.from)} → ${stateBadge(t.to)}${t.trigger === null ? '' : html` <span class="trigger">on <code>${t.trigger}</code></span>`}</li>`,
+  (t) =>
+    html`<li><span class="when">${iso(t.at)}</span> ${t.from === null ? html`<span class="none">recorded</span>` : stateBadge(t.from)} → ${stateBadge(t.to)}${t.trigger === null ? '' : html` <span class="trigger">on <code>${t.trigger}</code></span>`}</li>`,
 )}
 </ol>
 </section>
@@ -313,7 +316,11 @@ ${states.map((s) => html`<tr><td><a href="/?state=${s}">${stateBadge(s)}</a></td
 
 // ------------------------------------------------------------------ rollback
 
-export function rollbackPage(control: { readonly state: RollbackState; readonly scope: string } | null, ctx: PageContext, confirmRevoke = false): string {
+export function rollbackPage(
+  control: { readonly state: RollbackState; readonly scope: string } | null,
+  ctx: PageContext,
+  confirmRevoke = false,
+): string {
   let controls: Html;
   if (control === null) {
     controls = html`<p>There is no switch to set here: no guard runs in this process and the ledger is in memory, so nothing else follows it. State nonces live only in the memory of the guard that issued them.</p>

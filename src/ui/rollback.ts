@@ -64,7 +64,11 @@ export class RollbackFile {
       throw new GuardError(GuardCode.input, `the rollback switch ${this.path} is not JSON`);
     }
     const result = stateSchema.safeParse(parsed);
-    if (!result.success) throw new GuardError(GuardCode.input, `the rollback switch ${this.path} is not a rollback file (expected issuing, revokedAt, updatedAt)`);
+    if (!result.success)
+      throw new GuardError(
+        GuardCode.input,
+        `the rollback switch ${this.path} is not a rollback file (expected issuing, revokedAt, updatedAt)`,
+      );
     return Object.freeze(result.data);
   }
 

@@ -47,10 +47,14 @@ export async function startQueryPage(options: QueryPageServerOptions): Promise<Q
   const listenAnywhere = options.listenAnywhere === true;
   const host = options.host ?? (listenAnywhere ? '0.0.0.0' : '127.0.0.1');
   if (!isLoopback(host) && !listenAnywhere) {
-    throw new GuardError(GuardCode.input, `the query page listens on loopback only; ${host} is not a loopback address (allow it explicitly with listenAnywhere / --listen-anywhere)`);
+    throw new GuardError(
+      GuardCode.input,
+      `the query page listens on loopback only; ${host} is not a loopback address (allow it explicitly with listenAnywhere / --listen-anywhere)`,
+    );
   }
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new GuardError(GuardCode.input, 'the query page port must be an integer from 0 to 65535');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new GuardError(GuardCode.input, 'the query page port must be an integer from 0 to 65535');
   const secret = options.secret ?? token();
   let hosts: ReadonlySet<string> = new Set();
   const app = createQueryPageApp(options, { secret, hosts: () => hosts, token });

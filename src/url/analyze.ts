@@ -58,7 +58,11 @@ function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnal
     url = viewOf(parsed);
   }
   if (url.href.length > settings.maxLength) {
-    findings.add(UrlFinding.tooLong, 'error', `Once canonicalised the URL is ${url.href.length} characters long; the policy allows ${settings.maxLength}.`);
+    findings.add(
+      UrlFinding.tooLong,
+      'error',
+      `Once canonicalised the URL is ${url.href.length} characters long; the policy allows ${settings.maxLength}.`,
+    );
   }
   const protocol = url.protocol;
   if (protocol !== 'https:' && protocol !== 'http:') {
@@ -69,7 +73,12 @@ function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnal
   const host = judgeHost(url, input, plain, settings, findings);
   // `PLAIN` input has no `@`, and parsing never adds one: no decoy host to look for.
   const decoy = plain ? null : decoyHost(url, host.parts?.registrable ?? null, settings.protectedDomains);
-  if (decoy !== null) findings.add(UrlFinding.decoyHost, 'error', `The URL shows ${decoy} after an "@" outside the host, where it reads as the destination; the browser opens ${url.hostname}.`);
+  if (decoy !== null)
+    findings.add(
+      UrlFinding.decoyHost,
+      'error',
+      `The URL shows ${decoy} after an "@" outside the host, where it reads as the destination; the browser opens ${url.hostname}.`,
+    );
   judgeContent(url, host, settings, findings, (href) => (depth < MAX_TARGET_DEPTH ? analyze(href, policy, depth + 1) : null));
   return result(findings, buildDisplay(url, host));
 }
@@ -90,4 +99,3 @@ export function analyzeUrl(url: unknown, policy: Policy): UrlAnalysis {
     return result(findings, EMPTY_DISPLAY);
   }
 }
-

@@ -55,8 +55,16 @@ export function applyUrlExceptions(analysis: UrlAnalysis, policy: Policy): UrlAn
     const rule = rules.find((r) => onDomain(host, domainToASCII(r.domain).toLowerCase()));
     const excused = rule === undefined ? [] : findings.filter((f) => f.severity !== 'info' && EXCUSABLE_BY_DOMAIN.has(f.code));
     if (rule !== undefined && excused.length > 0) {
-      findings = findings.map((f) => (excused.includes(f) ? { ...f, severity: 'info' as const, message: `${f.message} (allowed for ${rule.domain}: ${rule.reason})` } : f));
-      uses.push({ type: 'exception.used', kind: 'url-domain', target: rule.domain, reason: rule.reason, findings: [...new Set(excused.map((f) => f.code))] });
+      findings = findings.map((f) =>
+        excused.includes(f) ? { ...f, severity: 'info' as const, message: `${f.message} (allowed for ${rule.domain}: ${rule.reason})` } : f,
+      );
+      uses.push({
+        type: 'exception.used',
+        kind: 'url-domain',
+        target: rule.domain,
+        reason: rule.reason,
+        findings: [...new Set(excused.map((f) => f.code))],
+      });
     }
   }
   let audited: string[] = [];
@@ -64,9 +72,17 @@ export function applyUrlExceptions(analysis: UrlAnalysis, policy: Policy): UrlAn
     const errors = findings.filter((f) => f.severity === 'error');
     if (errors.every((f) => AUDITABLE.has(f.code))) {
       audited = [...new Set(errors.map((f) => f.code))];
-      findings = findings.map((f) => (f.severity === 'error' ? { ...f, severity: 'warning' as const, message: `${f.message} (would block; url.onBlock is "audit")` } : f));
+      findings = findings.map((f) =>
+        f.severity === 'error' ? { ...f, severity: 'warning' as const, message: `${f.message} (would block; url.onBlock is "audit")` } : f,
+      );
     }
   }
   if (uses.length === 0 && audited.length === 0) return analysis;
-  return { ...analysis, verdict: verdictOf(findings), findings, ...(uses.length > 0 ? { exceptions: uses } : {}), ...(audited.length > 0 ? { audited } : {}) };
+  return {
+    ...analysis,
+    verdict: verdictOf(findings),
+    findings,
+    ...(uses.length > 0 ? { exceptions: uses } : {}),
+    ...(audited.length > 0 ? { audited } : {}),
+  };
 }

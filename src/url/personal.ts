@@ -14,9 +14,12 @@ import type { UrlPart } from './parts.js';
 export type PersonalKind = 'email' | 'phone' | 'identity' | 'birth-date' | 'ip-address' | 'location' | 'postal-address';
 export type PaymentKind = 'card' | 'iban' | 'bank-account' | 'card-code';
 
-export type PersonalHit = { readonly part: UrlPart; readonly kind: PersonalKind; readonly payment: false } | { readonly part: UrlPart; readonly kind: PaymentKind; readonly payment: true };
+export type PersonalHit =
+  | { readonly part: UrlPart; readonly kind: PersonalKind; readonly payment: false }
+  | { readonly part: UrlPart; readonly kind: PaymentKind; readonly payment: true };
 
-const EMAIL = /(?:"[^"\r\n]{1,64}"|[A-Za-z0-9._%+-]{1,64})(?:@|\s?[([]at[)\]]\s?)((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})(?![A-Za-z0-9-])/gi;
+const EMAIL =
+  /(?:"[^"\r\n]{1,64}"|[A-Za-z0-9._%+-]{1,64})(?:@|\s?[([]at[)\]]\s?)((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})(?![A-Za-z0-9-])/gi;
 const EMAIL_HINT = /@|[([]at[)\]]/i;
 const HINT_CHARACTER = /[@([]/;
 const ICANN = { allowPrivateDomains: false, extractHostname: false, detectIp: false, validateHostname: false } as const;
@@ -24,11 +27,53 @@ const ICANN = { allowPrivateDomains: false, extractHostname: false, detectIp: fa
 const RESERVED_TLDS = new Set(['example', 'test', 'invalid', 'localhost', 'local', 'internal']);
 
 const EMAIL_NAMES = new Set(['email', 'emailaddress', 'mail', 'useremail', 'mailaddress', 'loginhint', 'username', 'user', 'login']);
-const PHONE_NAMES = new Set(['phone', 'phonenumber', 'phoneno', 'tel', 'telephone', 'mobile', 'mobilenumber', 'mobilephone', 'msisdn', 'cell', 'cellphone', 'whatsapp', 'sms', 'fax']);
+const PHONE_NAMES = new Set([
+  'phone',
+  'phonenumber',
+  'phoneno',
+  'tel',
+  'telephone',
+  'mobile',
+  'mobilenumber',
+  'mobilephone',
+  'msisdn',
+  'cell',
+  'cellphone',
+  'whatsapp',
+  'sms',
+  'fax',
+]);
 const IDENTITY_NAMES = new Set([
-  'ssn', 'socialsecuritynumber', 'nationalid', 'nationalidnumber', 'nationalidentifier', 'nino', 'nin', 'tin', 'taxid', 'taxpayerid',
-  'taxnumber', 'passport', 'passportnumber', 'passportno', 'driverslicense', 'driverlicense', 'licensenumber', 'idnumber', 'idcard',
-  'personalnumber', 'personnummer', 'cpf', 'aadhaar', 'pesel', 'dni', 'nie', 'nif', 'curp', 'steuerid', 'sozialversicherungsnummer',
+  'ssn',
+  'socialsecuritynumber',
+  'nationalid',
+  'nationalidnumber',
+  'nationalidentifier',
+  'nino',
+  'nin',
+  'tin',
+  'taxid',
+  'taxpayerid',
+  'taxnumber',
+  'passport',
+  'passportnumber',
+  'passportno',
+  'driverslicense',
+  'driverlicense',
+  'licensenumber',
+  'idnumber',
+  'idcard',
+  'personalnumber',
+  'personnummer',
+  'cpf',
+  'aadhaar',
+  'pesel',
+  'dni',
+  'nie',
+  'nif',
+  'curp',
+  'steuerid',
+  'sozialversicherungsnummer',
 ]);
 const BIRTH_NAMES = new Set(['dob', 'dateofbirth', 'birthdate', 'birthday', 'bday', 'geburtsdatum']);
 const IP_NAMES = new Set(['ip', 'ipaddress', 'ipaddr', 'clientip', 'userip', 'remoteip']);
@@ -46,7 +91,18 @@ if (NAMED_KINDS.size !== EMAIL_NAMES.size + IDENTITY_NAMES.size + BIRTH_NAMES.si
 }
 const CARD_NAMES = new Set(['card', 'cardnumber', 'cardno', 'cc', 'ccnumber', 'ccnum', 'pan', 'creditcard', 'creditcardnumber']);
 const CARD_CODE_NAMES = new Set(['cvc', 'cvv', 'cvv2', 'cvc2', 'csc', 'securitycode', 'cardcode']);
-const BANK_NAMES = new Set(['iban', 'accountnumber', 'bankaccount', 'bankaccountnumber', 'acctnumber', 'accountno', 'routingnumber', 'aba', 'sortcode', 'bsb']);
+const BANK_NAMES = new Set([
+  'iban',
+  'accountnumber',
+  'bankaccount',
+  'bankaccountnumber',
+  'acctnumber',
+  'accountno',
+  'routingnumber',
+  'aba',
+  'sortcode',
+  'bsb',
+]);
 
 // `+` and a country code, then 7 to 14 more digits with optional separators.
 const E164 = /(?<![\w+])\+[1-9](?:[\s.()-]{0,2}\d){7,14}(?![\w])/;
@@ -131,7 +187,20 @@ function luhn(digits: string): boolean {
 function cardIssuer(digits: string): boolean {
   const two = Number(digits.slice(0, 2));
   const four = Number(digits.slice(0, 4));
-  return digits[0] === '4' || (two >= 51 && two <= 55) || (four >= 2221 && four <= 2720) || two === 34 || two === 37 || four === 6011 || two === 65 || two === 35 || two === 36 || two === 38 || two === 62 || (four >= 3000 && four <= 3059);
+  return (
+    digits[0] === '4' ||
+    (two >= 51 && two <= 55) ||
+    (four >= 2221 && four <= 2720) ||
+    two === 34 ||
+    two === 37 ||
+    four === 6011 ||
+    two === 65 ||
+    two === 35 ||
+    two === 36 ||
+    two === 38 ||
+    two === 62 ||
+    (four >= 3000 && four <= 3059)
+  );
 }
 
 function isCardNumber(value: string): boolean {
@@ -155,7 +224,10 @@ function isIban(value: string): boolean {
 
 function payment(part: UrlPart): PaymentKind | null {
   const key = part.key;
-  const value = part.value.length > 0 && (part.value.charCodeAt(0) <= 0x20 || part.value.charCodeAt(part.value.length - 1) <= 0x20) ? part.value.trim() : part.value;
+  const value =
+    part.value.length > 0 && (part.value.charCodeAt(0) <= 0x20 || part.value.charCodeAt(part.value.length - 1) <= 0x20)
+      ? part.value.trim()
+      : part.value;
   if (value.length < 3) return null;
   if (part.where !== 'path' || part.name !== null) {
     // A bare run of digits is an id far more often than a card: only a card-like name or
@@ -170,8 +242,10 @@ function payment(part: UrlPart): PaymentKind | null {
 
 // Parameter names of a postal address (street and house number) in the languages of the web;
 // names of other "addresses" (e-mail, IP, MAC, wallets, web pages) are not postal.
-const ADDRESS_NAME = /(?:address|addr\d?|street|strasse|strase|adresse|adres|direccion|indirizzo|straat|endereco|calle|rue|ulica|adresa|osoite|gatuadress)(?:line)?\d?$|^(?:address|addr|street|strasse|adresse|direccion|indirizzo|straat|endereco)/;
-const NOT_POSTAL = /email|mail|^ip|ipaddr|ipaddress|mac|wallet|web|url|btc|eth|contract|server|host|bitcoin|node|link|site|hex|memory|bluetooth|ens|deposit|token|ldap|dns|remote|from$|proxy/;
+const ADDRESS_NAME =
+  /(?:address|addr\d?|street|strasse|strase|adresse|adres|direccion|indirizzo|straat|endereco|calle|rue|ulica|adresa|osoite|gatuadress)(?:line)?\d?$|^(?:address|addr|street|strasse|adresse|direccion|indirizzo|straat|endereco)/;
+const NOT_POSTAL =
+  /email|mail|^ip|ipaddr|ipaddress|mac|wallet|web|url|btc|eth|contract|server|host|bitcoin|node|link|site|hex|memory|bluetooth|ens|deposit|token|ldap|dns|remote|from$|proxy/;
 // A street address: a house number and a street word (`1600 Amphitheatre Parkway`, `Damrak 1`,
 // `221B Baker Street`), as one line of text.
 const STREET_VALUE = /(?:^|[\s,])\d{1,6}[A-Za-z]?(?:[\s,]|$)/;
@@ -186,7 +260,14 @@ function isPostalAddress(part: UrlPart): boolean {
 
 /** True when a parameter name is one the personal or payment rules read by name (`content.ts`'s gate). */
 export function isPersonalName(key: string): boolean {
-  return NAMED_KINDS.has(key) || PHONE_NAMES.has(key) || CARD_NAMES.has(key) || CARD_CODE_NAMES.has(key) || BANK_NAMES.has(key) || (ADDRESS_NAME.test(key) && !NOT_POSTAL.test(key));
+  return (
+    NAMED_KINDS.has(key) ||
+    PHONE_NAMES.has(key) ||
+    CARD_NAMES.has(key) ||
+    CARD_CODE_NAMES.has(key) ||
+    BANK_NAMES.has(key) ||
+    (ADDRESS_NAME.test(key) && !NOT_POSTAL.test(key))
+  );
 }
 
 function personal(part: UrlPart): PersonalKind | null {

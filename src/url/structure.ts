@@ -63,7 +63,20 @@ function scanHost(host: string): number {
 
 // Special-use and reserved names (RFC 6761, 6762, 7686, 8375, 9476; ICANN's .internal) and the
 // private top-level names networks commonly use.
-const SPECIAL_USE_TLDS = ['local', 'localdomain', 'internal', 'intranet', 'lan', 'test', 'example', 'invalid', 'onion', 'alt', 'corp', 'private'];
+const SPECIAL_USE_TLDS = [
+  'local',
+  'localdomain',
+  'internal',
+  'intranet',
+  'lan',
+  'test',
+  'example',
+  'invalid',
+  'onion',
+  'alt',
+  'corp',
+  'private',
+];
 // The last label of a suffix, when it is one of those or `arpa`: one regex test per host instead
 // of cutting the last label out of every suffix and looking it up.
 const SPECIAL_USE_TLD = new RegExp(`(?:^|\\.)(${[...SPECIAL_USE_TLDS, 'arpa'].join('|')})$`);
@@ -108,7 +121,11 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
   const rawHost = raw?.host ?? host;
 
   if (url.username !== '' || url.password !== '' || (raw !== null && raw.userinfo !== null)) {
-    findings.add(UrlFinding.userinfo, 'error', 'The URL carries a user name or password before the host ("user:pass@host"), a common way to disguise the real host.');
+    findings.add(
+      UrlFinding.userinfo,
+      'error',
+      'The URL carries a user name or password before the host ("user:pass@host"), a common way to disguise the real host.',
+    );
   }
 
   const ip = maybeIp ? classifyIp(host, rawHost) : null;
@@ -124,15 +141,27 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
     return { parts: null, unicodeSafe: true };
   }
 
-  if (raw !== null && rawHost.includes('%')) findings.add(UrlFinding.hostPercentEncoded, 'error', `The host was written with percent-escapes; it is really ${host}.`);
+  if (raw !== null && rawHost.includes('%'))
+    findings.add(UrlFinding.hostPercentEncoded, 'error', `The host was written with percent-escapes; it is really ${host}.`);
   const scan = scanHost(host);
-  if (scan & EMPTY_LABEL) findings.add(UrlFinding.emptyLabel, 'error', `The host ${host} has an empty label (a leading, doubled or trailing dot).`);
-  if (scan & TOO_LONG) findings.add(UrlFinding.hostTooLong, 'error', `The host is longer than DNS allows (${MAX_HOST_LENGTH} characters, ${MAX_LABEL_LENGTH} per label).`);
-  if (scan & BAD_CHARACTER) findings.add(UrlFinding.hostCharacter, 'error', 'The host contains characters that are not allowed in a domain name.');
+  if (scan & EMPTY_LABEL)
+    findings.add(UrlFinding.emptyLabel, 'error', `The host ${host} has an empty label (a leading, doubled or trailing dot).`);
+  if (scan & TOO_LONG)
+    findings.add(
+      UrlFinding.hostTooLong,
+      'error',
+      `The host is longer than DNS allows (${MAX_HOST_LENGTH} characters, ${MAX_LABEL_LENGTH} per label).`,
+    );
+  if (scan & BAD_CHARACTER)
+    findings.add(UrlFinding.hostCharacter, 'error', 'The host contains characters that are not allowed in a domain name.');
   if (!plain && /[^\x00-\x7f]/.test(rawHost)) {
     const lower = rawHost.toLowerCase();
     if (/[\u3002\uff0e\uff61]/.test(lower) || lower.normalize('NFKC') !== lower.normalize('NFC')) {
-      findings.add(UrlFinding.hostNormalized, 'error', `The host was written with look-alike compatibility characters (fullwidth or styled letters, ligatures, ideographic full stops); it is really ${toUnicodeHost(host)}.`);
+      findings.add(
+        UrlFinding.hostNormalized,
+        'error',
+        `The host was written with look-alike compatibility characters (fullwidth or styled letters, ligatures, ideographic full stops); it is really ${toUnicodeHost(host)}.`,
+      );
     }
   }
 
@@ -141,7 +170,11 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
       findings.add(UrlFinding.loopbackDevelopment, 'info', `Loopback host ${host} allowed by the development profile.`);
       return { parts: null, unicodeSafe: true };
     }
-    findings.add(UrlFinding.noRegistrableDomain, 'error', `The host ${host} points to this computer; loopback hosts are allowed only in the development profile.`);
+    findings.add(
+      UrlFinding.noRegistrableDomain,
+      'error',
+      `The host ${host} points to this computer; loopback hosts are allowed only in the development profile.`,
+    );
     if (http) schemeFinding(findings, settings, 'http');
     return { parts: null, unicodeSafe: true };
   }
@@ -150,11 +183,19 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
   const parts = hostParts(host);
   const special = specialUseSuffix(host, parts.suffix);
   if (special !== null) {
-    findings.add(UrlFinding.specialUseHost, 'error', `The host ${parts.unicode} is under ".${special}", a special-use name that is not on the public internet.`);
+    findings.add(
+      UrlFinding.specialUseHost,
+      'error',
+      `The host ${parts.unicode} is under ".${special}", a special-use name that is not on the public internet.`,
+    );
     return { parts, unicodeSafe: !parts.idn };
   }
   if (!parts.knownSuffix) {
-    findings.add(UrlFinding.unknownSuffix, 'error', `The top-level domain of ${parts.unicode} is not a public suffix, so the host has no registrable owner.`);
+    findings.add(
+      UrlFinding.unknownSuffix,
+      'error',
+      `The top-level domain of ${parts.unicode} is not a public suffix, so the host has no registrable owner.`,
+    );
   } else if (parts.registrable === null) {
     findings.add(UrlFinding.noRegistrableDomain, 'error', `The host ${parts.unicode} is a public suffix, not a site anyone owns.`);
   }
@@ -169,7 +210,11 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
     if (delimiter !== null) {
       unicodeSafe = false;
       const codePoint = `U+${delimiter.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-      findings.add(UrlFinding.hostDelimiterLookalike, 'error', `The host ${host} holds ${codePoint}, a character that looks like a URL delimiter (a slash, dot, colon or at-sign): it reads as another site followed by a path.`);
+      findings.add(
+        UrlFinding.hostDelimiterLookalike,
+        'error',
+        `The host ${host} holds ${codePoint}, a character that looks like a URL delimiter (a slash, dot, colon or at-sign): it reads as another site followed by a path.`,
+      );
     }
     const unicodeLabels = parts.unicode.split('.');
     const tld = unicodeLabels[unicodeLabels.length - 1] ?? '';
@@ -177,7 +222,11 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
       const problem = judgeLabel(label, tld);
       if (problem === null) continue;
       unicodeSafe = false;
-      findings.add(problem.code, 'warning', `The host is shown as ${host} because its label "${punyOf(label)}" is not safe to show in Unicode: ${problem.reason}.`);
+      findings.add(
+        problem.code,
+        'warning',
+        `The host is shown as ${host} because its label "${punyOf(label)}" is not safe to show in Unicode: ${problem.reason}.`,
+      );
     }
   }
 
@@ -194,10 +243,12 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
 
 // Characters that look like the delimiters of a URL (Chromium's idn_spoof_checker.cc and
 // Firefox's IDN blocklist): slashes, colons, dots, at-signs, question and number signs.
-const DELIMITER_LOOKALIKES = /[\u2215\u2044\u29f8\u2571\u2afd\u2afb\uff0f\u29f5\uff3c\ua789\u0589\u05c3\u2236\u02f8\u205a\uff1a\ufe55\ufe30\u16ec\u2024\u2027\u2219\u2e31\u02d9\ufe52\uff0e\uff61\u3002\u06d4\u0701\u0702\ufe6b\uff20\uff1f\ufe56\uff03\ufe5f\u00b7]/u;
+const DELIMITER_LOOKALIKES =
+  /[\u2215\u2044\u29f8\u2571\u2afd\u2afb\uff0f\u29f5\uff3c\ua789\u0589\u05c3\u2236\u02f8\u205a\uff1a\ufe55\ufe30\u16ec\u2024\u2027\u2219\u2e31\u02d9\ufe52\uff0e\uff61\u3002\u06d4\u0701\u0702\ufe6b\uff20\uff1f\ufe56\uff03\ufe5f\u00b7]/u;
 // Kana and CJK strokes that read as a slash or a dot next to Latin letters (`paypalノcom`), but
 // are ordinary inside Japanese or Chinese text.
-const CONTEXTUAL_DELIMITERS = /[a-z0-9][\u30ce\u30bd\u30be\u30f3\u4e36\u4e40\u4e41\u4e3f\u30fb\u3033]|[\u30ce\u30bd\u30be\u30f3\u4e36\u4e40\u4e41\u4e3f\u30fb\u3033][a-z0-9]/u;
+const CONTEXTUAL_DELIMITERS =
+  /[a-z0-9][\u30ce\u30bd\u30be\u30f3\u4e36\u4e40\u4e41\u4e3f\u30fb\u3033]|[\u30ce\u30bd\u30be\u30f3\u4e36\u4e40\u4e41\u4e3f\u30fb\u3033][a-z0-9]/u;
 // Catalan's `l·l` is the one legitimate middle dot in a host name, under .cat.
 const CATALAN_MIDDLE_DOT = /l\u00b7l/g;
 
@@ -224,13 +275,16 @@ export function schemeFinding(findings: Findings, settings: Settings, scheme: st
   findings.add(UrlFinding.scheme, 'error', `The scheme "${scheme}" is not allowed (${allowed}).`);
 }
 
-
 /** A backslash before the query: browsers read it as "/", other parsers do not. */
 export function reportBackslash(input: string, findings: Findings): void {
   const backslashAt = input.indexOf('\\');
   if (backslashAt < 0) return;
   const queryAt = input.search(/[?#]/);
   if (queryAt < 0 || backslashAt < queryAt) {
-    findings.add(UrlFinding.backslash, 'error', 'The URL is written with backslashes, which browsers read as "/" while other parsers do not: it can show one host and open another.');
+    findings.add(
+      UrlFinding.backslash,
+      'error',
+      'The URL is written with backslashes, which browsers read as "/" while other parsers do not: it can show one host and open another.',
+    );
   }
 }

@@ -8,7 +8,15 @@
  */
 import type { PendingElicitation, ResponseOutcome } from '../flow/book.js';
 import type { GuardCode } from '../protocol/errors.js';
-import type { JsonRpcError, JsonRpcId, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, JsonRpcResult } from '../protocol/jsonrpc.js';
+import type {
+  JsonRpcError,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResult,
+} from '../protocol/jsonrpc.js';
 
 /** What a server → host message is. */
 export type InboundKind =
@@ -56,7 +64,13 @@ export type ElicitationRead =
 
 /** One entry of a URL-elicitation requirement (2025-11-25: the list of a `-32042`). */
 export type RequirementEntry =
-  | { readonly ok: true; readonly entry: Record<string, unknown>; readonly elicitationId: string; readonly url: string; readonly message: string }
+  | {
+      readonly ok: true;
+      readonly entry: Record<string, unknown>;
+      readonly elicitationId: string;
+      readonly url: string;
+      readonly message: string;
+    }
   | { readonly ok: false };
 
 export interface WireCodec {
@@ -85,7 +99,11 @@ export interface WireCodec {
   capabilitiesOf(handshake: JsonRpcRequest): Record<string, unknown>;
   withCapabilities(handshake: JsonRpcRequest, capabilities: Record<string, unknown>): JsonRpcRequest;
   /** The protocol version and server identity a handshake answer carries. */
-  readHandshakeAnswer(response: JsonRpcResult): { readonly protocolVersion: string | null; readonly name: string | null; readonly version: string | null };
+  readHandshakeAnswer(response: JsonRpcResult): {
+    readonly protocolVersion: string | null;
+    readonly name: string | null;
+    readonly version: string | null;
+  };
 
   // ---- writing
 
@@ -94,7 +112,13 @@ export interface WireCodec {
   /** A URL-elicitation requirement as the host gets it: only `kept` entries, each with the guard's analysis. */
   requirementToHost(response: JsonRpcError, kept: readonly Record<string, unknown>[]): JsonRpcError;
   /** An error answer in the guard's name; `toward` picks the JSON-RPC code from the answer table. */
-  guardError(id: JsonRpcId | null, code: GuardCode, toward: 'server' | 'host', message: string, data?: Record<string, unknown>): JsonRpcError;
+  guardError(
+    id: JsonRpcId | null,
+    code: GuardCode,
+    toward: 'server' | 'host',
+    message: string,
+    data?: Record<string, unknown>,
+  ): JsonRpcError;
   /** An elicitation answer in the guard's name (an answer withheld, a decline while issuing is stopped). */
   elicitationAnswer(id: JsonRpcId, action: 'accept' | 'decline' | 'cancel', meta?: Record<string, unknown>): JsonRpcResult;
   /** A URL-mode answer without the content URL mode never carries. */

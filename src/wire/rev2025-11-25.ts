@@ -53,7 +53,8 @@ function classifyInbound(message: unknown): InboundKind {
     case 'error':
       return 'response';
     case 'invalid':
-      if (isRecord(message) && (message.method === Method.elicitationCreate || message.method === Method.elicitationComplete)) return 'elicitation-malformed';
+      if (isRecord(message) && (message.method === Method.elicitationCreate || message.method === Method.elicitationComplete))
+        return 'elicitation-malformed';
       return 'invalid';
   }
 }
@@ -78,14 +79,17 @@ function resultOf(response: JsonRpcResponse): Record<string, unknown> | null {
 
 function readElicitation(request: JsonRpcRequest): ElicitationRead {
   const params = request.params;
-  if (!isRecord(params)) return { ok: false, reason: 'elicitation/create needs a params object with "message" and, for form mode, "requestedSchema".' };
+  if (!isRecord(params))
+    return { ok: false, reason: 'elicitation/create needs a params object with "message" and, for form mode, "requestedSchema".' };
   const mode = params.mode ?? 'form';
-  if (mode !== 'form' && mode !== 'url') return { ok: false, reason: `unknown elicitation mode ${JSON.stringify(mode)}; spec 2025-11-25 defines "form" and "url".` };
+  if (mode !== 'form' && mode !== 'url')
+    return { ok: false, reason: `unknown elicitation mode ${JSON.stringify(mode)}; spec 2025-11-25 defines "form" and "url".` };
   let invalid: string | null = null;
   if (typeof params.message !== 'string') invalid = 'elicitation/create needs a string "message".';
   else if (mode === 'form' && !isRecord(params.requestedSchema)) invalid = 'form-mode elicitation needs a "requestedSchema" object.';
   else if (mode === 'url' && typeof params.url !== 'string') invalid = 'url-mode elicitation needs a string "url".';
-  else if (mode === 'url' && (typeof params.elicitationId !== 'string' || params.elicitationId === '')) invalid = 'url-mode elicitation needs a non-empty string "elicitationId".';
+  else if (mode === 'url' && (typeof params.elicitationId !== 'string' || params.elicitationId === ''))
+    invalid = 'url-mode elicitation needs a non-empty string "elicitationId".';
   const related = isRecord(params._meta) ? params._meta[RELATED_TASK_META_KEY] : undefined;
   return {
     ok: true,
@@ -105,7 +109,14 @@ function readRequirement(response: JsonRpcError): readonly RequirementEntry[] | 
   const entries = isRecord(data) && Array.isArray(data.elicitations) ? (data.elicitations as unknown[]) : null;
   if (entries === null) return null;
   return entries.map((entry): RequirementEntry => {
-    if (!isRecord(entry) || entry.mode !== 'url' || typeof entry.url !== 'string' || typeof entry.message !== 'string' || typeof entry.elicitationId !== 'string' || entry.elicitationId === '') {
+    if (
+      !isRecord(entry) ||
+      entry.mode !== 'url' ||
+      typeof entry.url !== 'string' ||
+      typeof entry.message !== 'string' ||
+      typeof entry.elicitationId !== 'string' ||
+      entry.elicitationId === ''
+    ) {
       return { ok: false };
     }
     return { ok: true, entry, elicitationId: entry.elicitationId, url: entry.url, message: entry.message };
@@ -147,7 +158,9 @@ export const rev2025_11_25: WireCodec = Object.freeze({
 
   readTaskStatus(notification: JsonRpcNotification): { readonly taskId: string; readonly status: string } | null {
     const params = notification.params;
-    return params !== undefined && typeof params.taskId === 'string' && typeof params.status === 'string' ? { taskId: params.taskId, status: params.status } : null;
+    return params !== undefined && typeof params.taskId === 'string' && typeof params.status === 'string'
+      ? { taskId: params.taskId, status: params.status }
+      : null;
   },
 
   taskOfRequest(request: JsonRpcRequest): string | undefined {
@@ -182,10 +195,20 @@ export const rev2025_11_25: WireCodec = Object.freeze({
   },
 
   requirementToHost(response: JsonRpcError, kept: readonly Record<string, unknown>[]): JsonRpcError {
-    return { jsonrpc: '2.0', id: response.id, error: { ...response.error, data: { ...(response.error.data as Record<string, unknown>), elicitations: kept } } };
+    return {
+      jsonrpc: '2.0',
+      id: response.id,
+      error: { ...response.error, data: { ...(response.error.data as Record<string, unknown>), elicitations: kept } },
+    };
   },
 
-  guardError(id: JsonRpcId | null, code: GuardCode, toward: 'server' | 'host', message: string, data?: Record<string, unknown>): JsonRpcError {
+  guardError(
+    id: JsonRpcId | null,
+    code: GuardCode,
+    toward: 'server' | 'host',
+    message: string,
+    data?: Record<string, unknown>,
+  ): JsonRpcError {
     const answer = wireAnswer(code, toward, data);
     return errorResponse(id, answer.rpc, message, answer.data);
   },
@@ -205,6 +228,8 @@ export const rev2025_11_25: WireCodec = Object.freeze({
   },
 
   pendingOf(read: ElicitationRead & { ok: true }): PendingElicitation {
-    return read.mode === 'form' ? { mode: 'form', requestedSchema: read.requestedSchema, elicitationId: null } : { mode: 'url', requestedSchema: null, elicitationId: read.elicitationId };
+    return read.mode === 'form'
+      ? { mode: 'form', requestedSchema: read.requestedSchema, elicitationId: null }
+      : { mode: 'url', requestedSchema: null, elicitationId: read.elicitationId };
   },
 });

@@ -42,7 +42,10 @@ const loginParams = {
   requestedSchema: { type: 'object', properties: { email: { type: 'string', format: 'email' }, password: { type: 'string' } } },
 };
 const settingsSchema = { type: 'object', properties: { max_tokens: { type: 'integer' }, temperature: { type: 'number' } } };
-const contactParams = { message: 'Contact', requestedSchema: { type: 'object', properties: { email: { type: 'string', format: 'email' } } } };
+const contactParams = {
+  message: 'Contact',
+  requestedSchema: { type: 'object', properties: { email: { type: 'string', format: 'email' } } },
+};
 
 let dir: string;
 beforeAll(() => {
@@ -67,7 +70,10 @@ describe('audit-schema FILE', () => {
       { name: 'password', class: 'credential', reasons: ['name:password'] },
     ]);
     expect(result.findings).toContainEqual(expect.objectContaining({ code: 'E_SENSITIVE_FIELD', severity: 'error', field: 'password' }));
-    for (const f of result.findings) expect(Object.keys(f).sort()).toEqual(f.field === undefined ? ['code', 'message', 'severity'] : ['code', 'field', 'message', 'severity']);
+    for (const f of result.findings)
+      expect(Object.keys(f).sort()).toEqual(
+        f.field === undefined ? ['code', 'message', 'severity'] : ['code', 'field', 'message', 'severity'],
+      );
   });
 
   it('reads a bare requestedSchema (with a byte order mark) and exits 0 when nothing is blocked', async () => {
@@ -137,21 +143,44 @@ describe('audit-schema --jsonl', () => {
     ].join('\n');
     const r = run(dir, input + '\n');
     expect(await auditSchemaCommand(['--jsonl'], r.io)).toBe(1);
-    const out = r.stdout().trimEnd().split('\n').map((l) => JSON.parse(l));
+    const out = r
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(out.map((o) => [o.id, o.verdict])).toEqual([
       ['a', 'block'],
       ['b', 'allow'],
       ['c', 'warn'],
     ]);
-    expect(out[1]).toEqual({ id: 'b', tag: { nested: [1, 2] }, params: settingsSchema, verdict: 'allow', fields: expect.any(Array), findings: [] });
+    expect(out[1]).toEqual({
+      id: 'b',
+      tag: { nested: [1, 2] },
+      params: settingsSchema,
+      verdict: 'allow',
+      fields: expect.any(Array),
+      findings: [],
+    });
     expect(Object.keys(out[0])).toEqual(['id', 'params', 'verdict', 'fields', 'findings']);
   });
 
   it('gives a bad line verdict block and E_INPUT and goes on; blank lines are skipped', async () => {
-    const input = ['not json', '', '   ', '[1,2]', 'null', JSON.stringify({ id: 'no-params' }), JSON.stringify({ id: 'ok', params: settingsSchema })].join('\r\n');
+    const input = [
+      'not json',
+      '',
+      '   ',
+      '[1,2]',
+      'null',
+      JSON.stringify({ id: 'no-params' }),
+      JSON.stringify({ id: 'ok', params: settingsSchema }),
+    ].join('\r\n');
     const r = run(dir, input);
     expect(await auditSchemaCommand(['--jsonl', '-'], r.io)).toBe(1);
-    const out = r.stdout().trimEnd().split('\n').map((l) => JSON.parse(l));
+    const out = r
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(out).toHaveLength(5);
     expect(out.slice(0, 4).map((o) => [o.verdict, o.findings[0].code, o.findings[0].message])).toEqual([
       ['block', 'E_INPUT', 'line 1: not valid JSON'],

@@ -37,16 +37,30 @@ describe('the built CLI', () => {
   });
 
   it('resolves the package exports map with its types and the policy schema', async () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string; import?: string } | string> };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, { types?: string; import?: string } | string>;
+    };
     const main = pkg.exports['.'] as { types: string; import: string };
     expect(existsSync(join(root, main.types))).toBe(true);
     const api = (await import(join(root, main.import))) as Record<string, unknown>;
-    for (const name of ['createGuard', 'guardTransport', 'auditForm', 'analyzeUrl', 'parsePolicy', 'loadPolicy', 'policyJsonSchema']) expect(typeof api[name]).not.toBe('undefined');
+    for (const name of ['createGuard', 'guardTransport', 'auditForm', 'analyzeUrl', 'parsePolicy', 'loadPolicy', 'policyJsonSchema'])
+      expect(typeof api[name]).not.toBe('undefined');
     expect(JSON.parse(readFileSync(join(root, 'policy.schema.json'), 'utf8'))).toHaveProperty('properties.form');
     const server = pkg.exports['./server'] as { types: string; import: string };
     expect(existsSync(join(root, server.types))).toBe(true);
     const serverApi = (await import(join(root, server.import))) as Record<string, unknown>;
-    for (const name of ['ConnectService', 'connectHandler', 'EncryptedFileVault', 'MemorySecretVault', 'createCompletionRegistry', 'urlElicitationRequired', 'revalidateFormContent', 'LeaseBook', 'MemoryApprovalQueue']) expect(typeof serverApi[name]).toBe('function');
+    for (const name of [
+      'ConnectService',
+      'connectHandler',
+      'EncryptedFileVault',
+      'MemorySecretVault',
+      'createCompletionRegistry',
+      'urlElicitationRequired',
+      'revalidateFormContent',
+      'LeaseBook',
+      'MemoryApprovalQueue',
+    ])
+      expect(typeof serverApi[name]).toBe('function');
     const ui = pkg.exports['./ui'] as { types: string; import: string };
     expect(existsSync(join(root, ui.types))).toBe(true);
     const uiApi = (await import(join(root, ui.import))) as Record<string, unknown>;

@@ -59,7 +59,12 @@ describe('check-url with URL arguments', () => {
     const code = await checkUrlCommand(['--json', LEGIT, SCRIPT], m.io);
     expect(code).toBe(1);
     const [first, second] = jsonLines(m.stdout());
-    expect(first).toMatchObject({ url: LEGIT, verdict: 'allow', findings: expect.any(Array), display: { host: 'github.com', registrableDomain: 'github.com' } });
+    expect(first).toMatchObject({
+      url: LEGIT,
+      verdict: 'allow',
+      findings: expect.any(Array),
+      display: { host: 'github.com', registrableDomain: 'github.com' },
+    });
     expect(second).toMatchObject({ url: SCRIPT, verdict: 'block' });
     expect(Object.keys(first!)).toEqual(['url', 'verdict', 'findings', 'display']);
   });
@@ -88,14 +93,27 @@ describe('check-url --jsonl', () => {
     expect(code).toBe(1);
     const rows = jsonLines(m.stdout());
     expect(rows.map((r) => r.id)).toEqual([1, 2, 3]);
-    expect(rows[0]).toMatchObject({ id: 1, url: LEGIT, meta: { source: 'a' }, verdict: 'allow', display: { registrableDomain: 'github.com' } });
+    expect(rows[0]).toMatchObject({
+      id: 1,
+      url: LEGIT,
+      meta: { source: 'a' },
+      verdict: 'allow',
+      display: { registrableDomain: 'github.com' },
+    });
     expect(Object.keys(rows[1]!)).toEqual(['url', 'id', 'verdict', 'findings', 'display']);
     expect(rows[1]).toMatchObject({ verdict: 'block' });
     expect(rows[2]).toMatchObject({ id: 3, tags: ['x'], verdict: 'block' });
   });
 
   it('answers a line that is not an object with a url with E_INPUT and goes on', async () => {
-    const input = ['not json', '[1,2]', '"https://github.com/"', JSON.stringify({ id: 'no-url' }), JSON.stringify({ id: 'num', url: 42 }), JSON.stringify({ id: 'ok', url: LEGIT })].join('\n');
+    const input = [
+      'not json',
+      '[1,2]',
+      '"https://github.com/"',
+      JSON.stringify({ id: 'no-url' }),
+      JSON.stringify({ id: 'num', url: 42 }),
+      JSON.stringify({ id: 'ok', url: LEGIT }),
+    ].join('\n');
     const m = memoryIo({ stdin: input });
     const code = await checkUrlCommand(['--jsonl'], m.io);
     expect(code).toBe(1);
@@ -119,7 +137,13 @@ describe('check-url --jsonl', () => {
   });
 
   it('completes a 30,000-line batch in order', async () => {
-    const urls = [LEGIT, USERINFO, 'https://accounts.google.com/o/oauth2/v2/auth?client_id=abc&response_type=code', 'https://xn--80ak6aa92e.com/', SCRIPT];
+    const urls = [
+      LEGIT,
+      USERINFO,
+      'https://accounts.google.com/o/oauth2/v2/auth?client_id=abc&response_type=code',
+      'https://xn--80ak6aa92e.com/',
+      SCRIPT,
+    ];
     function* lines(): Generator<string> {
       for (let i = 0; i < 30_000; i++) yield JSON.stringify({ n: i, url: urls[i % urls.length] }) + '\n';
     }

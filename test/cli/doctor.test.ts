@@ -46,7 +46,9 @@ describe('doctor', () => {
     writeFileSync(policy, JSON.stringify({ servers: { everythin: {}, filesystem: {}, 'local-tool': {} } }));
     const r = await run(['doctor', '--host', 'claude-desktop', '--config', config], dir);
     expect(r.code).toBe(1);
-    expect(r.out).toContain(`FAIL  Claude Desktop "everything": --server "everything" is not a key of ${policy}'s "servers" (did you mean "everythin"?)`);
+    expect(r.out).toContain(
+      `FAIL  Claude Desktop "everything": --server "everything" is not a key of ${policy}'s "servers" (did you mean "everythin"?)`,
+    );
     expect(r.lines.at(-1)).toBe('doctor: 1 check failed');
   });
 

@@ -198,7 +198,9 @@ describe('the shipped URL corpus (fixtures/urls)', () => {
   it('writes invisible, bidi and control characters as \\u escapes so the files stay readable', () => {
     for (const path of [malicious, legitimate]) {
       const text = readFileSync(path, 'utf8');
-      expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00a0\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/);
+      expect(text).not.toMatch(
+        /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00a0\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/,
+      );
     }
     expect(readFileSync(malicious, 'utf8')).toContain('\\u202e');
   });
@@ -220,9 +222,24 @@ describe('the shipped URL corpus (fixtures/urls)', () => {
 });
 
 describe('eval --forms', () => {
-  const password = { id: 'pw', category: 'login', params: { message: 'Sign in', requestedSchema: { type: 'object', properties: { password: { type: 'string' } } } }, expected: { verdict: 'block', fields: { password: 'credential' } } };
-  const plain = { id: 'plain', lang: 'en', params: { message: 'Settings', requestedSchema: { type: 'object', properties: { theme: { type: 'string', enum: ['a', 'b'] } } } }, expected: { verdict: 'allow', fields: { theme: 'ordinary' } } };
-  const wrong = { id: 'wrong', category: 'login', params: { message: 'Settings', requestedSchema: { type: 'object', properties: { api_key: { type: 'string' } } } }, expected: 'allow' };
+  const password = {
+    id: 'pw',
+    category: 'login',
+    params: { message: 'Sign in', requestedSchema: { type: 'object', properties: { password: { type: 'string' } } } },
+    expected: { verdict: 'block', fields: { password: 'credential' } },
+  };
+  const plain = {
+    id: 'plain',
+    lang: 'en',
+    params: { message: 'Settings', requestedSchema: { type: 'object', properties: { theme: { type: 'string', enum: ['a', 'b'] } } } },
+    expected: { verdict: 'allow', fields: { theme: 'ordinary' } },
+  };
+  const wrong = {
+    id: 'wrong',
+    category: 'login',
+    params: { message: 'Settings', requestedSchema: { type: 'object', properties: { api_key: { type: 'string' } } } },
+    expected: 'allow',
+  };
 
   it('reports sensitive forms let through, ordinary forms blocked and categories', async () => {
     const { code, summary } = await runJson(['--forms', file(rows(password, plain))]);
@@ -251,7 +268,9 @@ describe('eval --forms', () => {
     const mislabelled = { ...password, id: 'ml', expected: { verdict: 'block', fields: { password: 'payment' } } };
     const { code, summary } = await runJson(['--forms', file(rows(mislabelled))]);
     expect(code).toBe(0);
-    expect(summary.forms?.fieldMismatches).toEqual([expect.objectContaining({ id: 'ml', field: 'password', expected: 'payment', got: 'credential' })]);
+    expect(summary.forms?.fieldMismatches).toEqual([
+      expect.objectContaining({ id: 'ml', field: 'password', expected: 'payment', got: 'credential' }),
+    ]);
   });
 
   it('runs --urls and --forms together, misses added up', async () => {
@@ -262,7 +281,12 @@ describe('eval --forms', () => {
   });
 
   it('rejects bad rows with their location (exit 2)', async () => {
-    for (const bad of ['{"params": {}}', '{"expected": "block"}', '{"params": {}, "expected": {"verdict": "block", "fields": {"a": "secret"}}}', 'nope']) {
+    for (const bad of [
+      '{"params": {}}',
+      '{"expected": "block"}',
+      '{"params": {}, "expected": {"verdict": "block", "fields": {"a": "secret"}}}',
+      'nope',
+    ]) {
       const m = memoryIo();
       expect(await evalCommand(['--forms', file(bad + '\n')], m.io)).toBe(2);
       expect(m.stderr()).toMatch(/:1: /);
@@ -272,17 +296,25 @@ describe('eval --forms', () => {
 
 describe('the shipped form sets (fixtures/forms)', () => {
   const formsDir = fileURLToPath(new URL('../../fixtures/forms/', import.meta.url));
-  it.each(['labelled.jsonl', 'blind.jsonl', 'real-world.jsonl'])('%s: no sensitive form let through, no ordinary form blocked', async (name) => {
-    const { code, summary } = await runJson(['--forms', join(formsDir, name)]);
-    expect(summary.forms?.sensitive.letThrough).toBe(0);
-    expect(summary.forms?.ordinary.blocked).toBe(0);
-    expect(code).toBe(0);
-  });
+  it.each(['labelled.jsonl', 'blind.jsonl', 'real-world.jsonl'])(
+    '%s: no sensitive form let through, no ordinary form blocked',
+    async (name) => {
+      const { code, summary } = await runJson(['--forms', join(formsDir, name)]);
+      expect(summary.forms?.sensitive.letThrough).toBe(0);
+      expect(summary.forms?.ordinary.blocked).toBe(0);
+      expect(code).toBe(0);
+    },
+  );
 });
 
 describe('eval: URL sets file by file', () => {
   it('reports each --urls file on its own, next to the totals', async () => {
-    const { summary } = await runJson(['--urls', fileURLToPath(new URL('../../fixtures/urls/blind/blind.jsonl', import.meta.url)), '--urls', fileURLToPath(new URL('../../fixtures/urls/real-world.jsonl', import.meta.url))]);
+    const { summary } = await runJson([
+      '--urls',
+      fileURLToPath(new URL('../../fixtures/urls/blind/blind.jsonl', import.meta.url)),
+      '--urls',
+      fileURLToPath(new URL('../../fixtures/urls/real-world.jsonl', import.meta.url)),
+    ]);
     expect(summary.labelled.byFile.map((f) => f.file.split('/').slice(-1)[0])).toEqual(['blind.jsonl', 'real-world.jsonl']);
     const [blind, real] = summary.labelled.byFile;
     expect(blind!.rows + real!.rows).toBe(summary.labelled.rows);

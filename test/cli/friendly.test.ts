@@ -11,7 +11,10 @@ async function run(args: string[], options: { stdin?: string; isTTY?: boolean; c
   return { code, out: m.stdout(), err: m.stderr() };
 }
 
-const kennwort = JSON.stringify({ message: 'Log in', requestedSchema: { type: 'object', properties: { kennwort: { type: 'string', title: 'Kennwort' }, project: { type: 'string' } } } });
+const kennwort = JSON.stringify({
+  message: 'Log in',
+  requestedSchema: { type: 'object', properties: { kennwort: { type: 'string', title: 'Kennwort' }, project: { type: 'string' } } },
+});
 
 describe('policy init', () => {
   it('creates the parent folders and writes a $schema that resolves from the file', async () => {
@@ -30,7 +33,10 @@ describe('policy init', () => {
 describe('policy errors say what to fix', () => {
   const dir = mkdtempSync(join(tmpdir(), 'meg-policy-'));
   it('suggests the nearest known key', async () => {
-    writeFileSync(join(dir, 'typo.json'), JSON.stringify({ from: { onSensitive: 'audit' }, servers: { gh: { url: { allowedHost: [] } } } }));
+    writeFileSync(
+      join(dir, 'typo.json'),
+      JSON.stringify({ from: { onSensitive: 'audit' }, servers: { gh: { url: { allowedHost: [] } } } }),
+    );
     const r = await run(['policy', 'validate', join(dir, 'typo.json')]);
     expect(r.code).toBe(1);
     expect(r.err).toContain('at (top level): unknown key "from" (did you mean `form`?)');
@@ -61,7 +67,10 @@ describe('audit-schema on a terminal and in a pipe', () => {
   });
 
   it('prints JSON with --json on a TTY, and JSON in a pipe as documented', async () => {
-    for (const [args, isTTY] of [[['audit-schema', '--json'], true], [['audit-schema'], false]] as const) {
+    for (const [args, isTTY] of [
+      [['audit-schema', '--json'], true],
+      [['audit-schema'], false],
+    ] as const) {
       const r = await run([...args], { stdin: kennwort, isTTY });
       expect(r.code).toBe(1);
       const parsed = JSON.parse(r.out) as Record<string, unknown>;

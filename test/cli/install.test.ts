@@ -13,7 +13,13 @@ import { memoryIo } from './memory-io.js';
 const fixtures = fileURLToPath(new URL('../../fixtures/hosts/', import.meta.url));
 
 const CASES = [
-  { host: 'claude-desktop', file: 'claude_desktop_config.json', key: 'mcpServers', stdio: ['everything', 'filesystem', 'local-tool'], remote: ['remote-docs'] },
+  {
+    host: 'claude-desktop',
+    file: 'claude_desktop_config.json',
+    key: 'mcpServers',
+    stdio: ['everything', 'filesystem', 'local-tool'],
+    remote: ['remote-docs'],
+  },
   { host: 'vscode', file: 'vscode-mcp.json', key: 'servers', stdio: ['everything', 'github'], remote: ['remote'] },
   { host: 'cursor', file: 'cursor-mcp.json', key: 'mcpServers', stdio: ['everything', 'python-tool'], remote: ['remote-sse'] },
 ] as const;
@@ -45,7 +51,11 @@ describe.each(CASES)('install / uninstall --host $host on a fixture config', ({ 
       const entry = after[key]![name]!;
       expect(entry.command).toBe('mcp-elicitation-guard');
       const back = unwrap({ command: entry.command as string, args: entry.args as string[] });
-      expect(back).toEqual({ serverKey: name, policy: null, inner: { command: original[key]![name]!.command, args: original[key]![name]!.args ?? [] } });
+      expect(back).toEqual({
+        serverKey: name,
+        policy: null,
+        inner: { command: original[key]![name]!.command, args: original[key]![name]!.args ?? [] },
+      });
       expect(entry.env).toEqual(original[key]![name]!.env);
       expect(first.out).toMatch(new RegExp(`wrapped +${name} `, 'u'));
     }
@@ -76,7 +86,7 @@ describe.each(CASES)('install / uninstall --host $host on a fixture config', ({ 
     const r = await run(['install', '--host', host, '--config', path, '--dry-run']);
     expect(r.code).toBe(0);
     expect(r.out).toContain('+      "command": "mcp-elicitation-guard"');
-    expect(r.out).toContain(`-      "command": "${(read(path)[key]![stdio[0]]!.command as string)}"`);
+    expect(r.out).toContain(`-      "command": "${read(path)[key]![stdio[0]]!.command as string}"`);
     expect(r.out).toContain('dry run: nothing was written');
     expect(readFileSync(path, 'utf8')).toBe(before);
     expect(readdirSync(dir)).toEqual([file]);
@@ -100,16 +110,38 @@ describe('install details', () => {
     expect(Object.keys(loadPolicy(join(dir, 'policy.json')).servers).sort()).toEqual(['everything', 'filesystem', 'local-tool']);
     expect(loadPolicy(join(dir, 'policy.json')).forServer('everything').form.onSensitive).toBe('audit');
     // Again with the same policy: nothing to do.
-    expect((await run(['install', '--host', 'claude-desktop', '--config', path, '--policy', 'policy.json'], dir)).out).toContain('nothing to change');
+    expect((await run(['install', '--host', 'claude-desktop', '--config', path, '--policy', 'policy.json'], dir)).out).toContain(
+      'nothing to change',
+    );
   });
 
   it('re-wraps an entry of the old npx snippet form with the installed command, and uninstall restores the server', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'meg-install-'));
     const path = join(dir, 'mcp.json');
-    const old = { mcpServers: { everything: { command: 'npx', args: ['-y', 'mcp-elicitation-guard', 'proxy', '--server', 'everything', '--', 'npx', '-y', '@modelcontextprotocol/server-everything'] } } };
+    const old = {
+      mcpServers: {
+        everything: {
+          command: 'npx',
+          args: [
+            '-y',
+            'mcp-elicitation-guard',
+            'proxy',
+            '--server',
+            'everything',
+            '--',
+            'npx',
+            '-y',
+            '@modelcontextprotocol/server-everything',
+          ],
+        },
+      },
+    };
     writeFileSync(path, JSON.stringify(old, null, 2));
     expect((await run(['install', '--host', 'cursor', '--config', path])).out).toMatch(/rewrapped +everything/u);
-    expect(read(path).mcpServers!.everything).toEqual({ command: 'mcp-elicitation-guard', args: ['proxy', '--server', 'everything', '--', 'npx', '-y', '@modelcontextprotocol/server-everything'] });
+    expect(read(path).mcpServers!.everything).toEqual({
+      command: 'mcp-elicitation-guard',
+      args: ['proxy', '--server', 'everything', '--', 'npx', '-y', '@modelcontextprotocol/server-everything'],
+    });
     await run(['uninstall', '--host', 'cursor', '--config', path]);
     expect(read(path).mcpServers!.everything).toEqual(old.mcpServers.everything);
   });
@@ -122,7 +154,11 @@ describe('install details', () => {
     writeFileSync(path, JSON.stringify(config, null, 2));
     const r = await run(['uninstall', '--host', 'cursor', '--config', path]);
     expect(r.out).toContain('edited since install');
-    expect(read(path).mcpServers!['python-tool']).toEqual({ type: 'stdio', command: 'uvx', args: ['mcp-server-time', '--local-timezone=UTC'] });
+    expect(read(path).mcpServers!['python-tool']).toEqual({
+      type: 'stdio',
+      command: 'uvx',
+      args: ['mcp-server-time', '--local-timezone=UTC'],
+    });
   });
 
   it('reports a broken config with line and column, and a missing one with what to do', async () => {

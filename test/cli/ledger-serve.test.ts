@@ -23,7 +23,10 @@ describe('mcp-elicitation-guard ledger serve', () => {
     const mem = memoryIo({ cwd: tmp.dir });
     const signals = new EventEmitter();
     const exit = ledgerServeCommand(args, { ...mem.io, signals, env: { XDG_STATE_HOME: tmp.dir }, ...extra });
-    await vi.waitFor(() => expect(mem.stdout()).toMatch(/^query page: http:\/\/127\.0\.0\.1:\d+\/login\?key=[A-Za-z0-9_-]{43}\n$/), { timeout: 15_000, interval: 20 });
+    await vi.waitFor(() => expect(mem.stdout()).toMatch(/^query page: http:\/\/127\.0\.0\.1:\d+\/login\?key=[A-Za-z0-9_-]{43}\n$/), {
+      timeout: 15_000,
+      interval: 20,
+    });
     const accessUrl = /query page: (\S+)/.exec(mem.stdout())![1]!;
     return { mem, signals, exit, accessUrl };
   }
@@ -63,7 +66,11 @@ describe('mcp-elicitation-guard ledger serve', () => {
     expect(a.stderr()).toContain(`no ledger at ${missing}`);
     expect(existsSync(missing)).toBe(false);
 
-    for (const args of [['ledger', 'serve', '--port', 'http'], ['ledger', 'serve', '--port', '70000'], ['ledger', 'serve', 'extra']]) {
+    for (const args of [
+      ['ledger', 'serve', '--port', 'http'],
+      ['ledger', 'serve', '--port', '70000'],
+      ['ledger', 'serve', 'extra'],
+    ]) {
       const b = memoryIo({ cwd: tmp.dir });
       expect(await main(args, b.io)).toBe(2);
       expect(b.stderr()).toMatch(/mcp-elicitation-guard ledger: /);

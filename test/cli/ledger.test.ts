@@ -58,9 +58,17 @@ describe('mcp-elicitation-guard ledger', () => {
       review: await make([['USER_REVIEW', 'presented']], 'Review \u001b[2J\u202Eplease'),
       pending: await make(TO_PENDING),
       expired: await make([...TO_PENDING, ['EXPIRED', 'ttl-expired']]),
-      accepted: await make([...TO_PENDING, ['REQUIREMENT_VERIFIED', 'final-response'], ['NESTED_SERVER_CONTINUES', 'nested-lineage'], ['ORIGINAL_RESPONSE_ACCEPTED', 'final-response']]),
+      accepted: await make([
+        ...TO_PENDING,
+        ['REQUIREMENT_VERIFIED', 'final-response'],
+        ['NESTED_SERVER_CONTINUES', 'nested-lineage'],
+        ['ORIGINAL_RESPONSE_ACCEPTED', 'final-response'],
+      ]),
     };
-    const consent = createConsentReceipt({ navigationId: flows.pending.id, shown: { display: null, findings: [], message: 'Sign in' }, decision: 'accept' }, deps);
+    const consent = createConsentReceipt(
+      { navigationId: flows.pending.id, shown: { display: null, findings: [], message: 'Sign in' }, decision: 'accept' },
+      deps,
+    );
     await ledger.putConsentReceipt(consent);
     await ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ requirementReceiptIds: [consent.id] }), deps));
     await ledger.close();
@@ -82,7 +90,12 @@ describe('mcp-elicitation-guard ledger', () => {
       expect(run.code).toBe(0);
       const lines = run.stdout.trim().split('\n');
       expect(lines[0]).toMatch(/^ID\s+STATE\s+SERVER\s+TARGET\s+CREATED\s+EXPIRES$/);
-      expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([flows.accepted.id, flows.expired.id, flows.pending.id, flows.review.id]);
+      expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([
+        flows.accepted.id,
+        flows.expired.id,
+        flows.pending.id,
+        flows.review.id,
+      ]);
       expect(lines[3]).toContain('OUT_OF_BAND_PENDING');
       expect(lines[3]).toContain('https://auth.example.com');
       expect(run.stdout).not.toContain('SECRETCODE123');
@@ -91,7 +104,13 @@ describe('mcp-elicitation-guard ledger', () => {
     it('filters by state and limits, as JSON', async () => {
       const run = await cli(['ledger', 'list', '--ledger', file, '--state', 'EXPIRED', '--json'], tmp.dir);
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ id: flows.expired.id, state: 'EXPIRED', target: { scheme: 'https', host: 'auth.example.com', port: null } })]);
+      expect(JSON.parse(run.stdout)).toEqual([
+        expect.objectContaining({
+          id: flows.expired.id,
+          state: 'EXPIRED',
+          target: { scheme: 'https', host: 'auth.example.com', port: null },
+        }),
+      ]);
       const limited = await cli(['ledger', 'list', '--ledger', file, '--limit', '2', '--json'], tmp.dir);
       expect((JSON.parse(limited.stdout) as unknown[]).length).toBe(2);
     });
@@ -132,13 +151,20 @@ describe('mcp-elicitation-guard ledger', () => {
 
     it('gives the whole record as JSON', async () => {
       const run = await cli(['ledger', 'show', flows.pending.id, '--ledger', file, '--json'], tmp.dir);
-      const shown = JSON.parse(run.stdout) as { record: NavigationRecord; flow: { state: string }; history: unknown[]; consents: unknown[] };
+      const shown = JSON.parse(run.stdout) as {
+        record: NavigationRecord;
+        flow: { state: string };
+        history: unknown[];
+        consents: unknown[];
+      };
       expect(shown.record).toEqual(flows.pending);
       expect(shown.flow.state).toBe('OUT_OF_BAND_PENDING');
       expect(shown.history).toHaveLength(4);
       expect(shown.consents).toHaveLength(1);
       expect((shown as unknown as { business: { requirementReceiptIds: string[] }[] }).business).toHaveLength(1);
-      const other = JSON.parse((await cli(['ledger', 'show', flows.expired.id, '--ledger', file, '--json'], tmp.dir)).stdout) as { business: unknown[] };
+      const other = JSON.parse((await cli(['ledger', 'show', flows.expired.id, '--ledger', file, '--json'], tmp.dir)).stdout) as {
+        business: unknown[];
+      };
       expect(other.business).toEqual([]);
     });
 
@@ -162,7 +188,12 @@ describe('mcp-elicitation-guard ledger', () => {
     it('takes up an expired flow by hand', async () => {
       const run = await cli(['ledger', 'recover', flows.expired.id, '--ledger', file, '--json'], tmp.dir);
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout)).toEqual({ ok: true, id: flows.expired.id, state: 'USER_RETRY', steps: [{ from: 'EXPIRED', to: 'USER_RETRY', trigger: 'manual-recovery' }] });
+      expect(JSON.parse(run.stdout)).toEqual({
+        ok: true,
+        id: flows.expired.id,
+        state: 'USER_RETRY',
+        steps: [{ from: 'EXPIRED', to: 'USER_RETRY', trigger: 'manual-recovery' }],
+      });
       expect(await stateOf(flows.expired.id)).toBe('USER_RETRY');
     });
 
@@ -171,7 +202,9 @@ describe('mcp-elicitation-guard ledger', () => {
         const before = await stateOf(id);
         const run = await cli(['ledger', 'recover', id, '--ledger', file], tmp.dir);
         expect(run.code).toBe(1);
-        expect(run.stderr).toMatch(/^E_ILLEGAL_TRANSITION: flow nav_[0-9a-f]+ is [A-Z_]+: recover applies only to OUT_OF_BAND_PENDING or EXPIRED flows\n$/);
+        expect(run.stderr).toMatch(
+          /^E_ILLEGAL_TRANSITION: flow nav_[0-9a-f]+ is [A-Z_]+: recover applies only to OUT_OF_BAND_PENDING or EXPIRED flows\n$/,
+        );
         expect(await stateOf(id)).toBe(before);
       }
     });
@@ -184,7 +217,10 @@ describe('mcp-elicitation-guard ledger', () => {
   describe('confirm', () => {
     it('records "I have finished" on a pending flow, and on an expired one through the manual retry state', async () => {
       const pending = await cli(['ledger', 'confirm', flows.pending.id, '--ledger', file], tmp.dir);
-      expect(pending).toMatchObject({ code: 0, stdout: `${flows.pending.id}: OUT_OF_BAND_PENDING → REQUIREMENT_VERIFIED (user-confirmed)\n` });
+      expect(pending).toMatchObject({
+        code: 0,
+        stdout: `${flows.pending.id}: OUT_OF_BAND_PENDING → REQUIREMENT_VERIFIED (user-confirmed)\n`,
+      });
       const expired = await cli(['ledger', 'confirm', flows.expired.id, '--ledger', file, '--json'], tmp.dir);
       expect(JSON.parse(expired.stdout)).toEqual({
         ok: true,
@@ -200,7 +236,9 @@ describe('mcp-elicitation-guard ledger', () => {
     it('refuses a flow that is not waiting for the out-of-band step, and changes nothing', async () => {
       const run = await cli(['ledger', 'confirm', flows.review.id, '--ledger', file], tmp.dir);
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(/^E_ILLEGAL_TRANSITION: flow nav_[0-9a-f]+ is USER_REVIEW: confirm applies only to flows waiting for the out-of-band step/);
+      expect(run.stderr).toMatch(
+        /^E_ILLEGAL_TRANSITION: flow nav_[0-9a-f]+ is USER_REVIEW: confirm applies only to flows waiting for the out-of-band step/,
+      );
       const shown = await cli(['ledger', 'show', flows.review.id, '--ledger', file, '--json'], tmp.dir);
       expect(JSON.parse(shown.stdout).flow.state).toBe('USER_REVIEW');
     });
@@ -216,8 +254,12 @@ describe('mcp-elicitation-guard ledger', () => {
     it('cancels a pending flow through the manual retry state, recording both moves', async () => {
       const run = await cli(['ledger', 'cancel', flows.pending.id, '--ledger', file], tmp.dir);
       expect(run.code).toBe(0);
-      expect(run.stdout).toBe(`${flows.pending.id}: OUT_OF_BAND_PENDING → USER_RETRY (manual-recovery)\n${flows.pending.id}: USER_RETRY → CANCELLED (user-cancelled)\n`);
-      const show = JSON.parse((await cli(['ledger', 'show', flows.pending.id, '--ledger', file, '--json'], tmp.dir)).stdout) as { history: { to: string }[] };
+      expect(run.stdout).toBe(
+        `${flows.pending.id}: OUT_OF_BAND_PENDING → USER_RETRY (manual-recovery)\n${flows.pending.id}: USER_RETRY → CANCELLED (user-cancelled)\n`,
+      );
+      const show = JSON.parse((await cli(['ledger', 'show', flows.pending.id, '--ledger', file, '--json'], tmp.dir)).stdout) as {
+        history: { to: string }[];
+      };
       expect(show.history.map((h) => h.to).slice(-2)).toEqual(['USER_RETRY', 'CANCELLED']);
     });
 
@@ -272,7 +314,9 @@ describe('mcp-elicitation-guard ledger', () => {
     it('lives under XDG_STATE_HOME, or ~/.local/state when that is unset or relative', () => {
       expect(defaultLedgerPath({ XDG_STATE_HOME: '/var/state' }, '/home/u')).toBe('/var/state/mcp-elicitation-guard/ledger.sqlite');
       expect(defaultLedgerPath({}, '/home/u')).toBe('/home/u/.local/state/mcp-elicitation-guard/ledger.sqlite');
-      expect(defaultLedgerPath({ XDG_STATE_HOME: 'relative/state' }, '/home/u')).toBe('/home/u/.local/state/mcp-elicitation-guard/ledger.sqlite');
+      expect(defaultLedgerPath({ XDG_STATE_HOME: 'relative/state' }, '/home/u')).toBe(
+        '/home/u/.local/state/mcp-elicitation-guard/ledger.sqlite',
+      );
       expect(defaultLedgerPath({ XDG_STATE_HOME: '' }, '/home/u')).toBe('/home/u/.local/state/mcp-elicitation-guard/ledger.sqlite');
     });
   });

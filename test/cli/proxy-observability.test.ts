@@ -11,9 +11,15 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsx = ['--import', 'tsx'];
 const fixtureServer = [process.execPath, ...tsx, 'fixtures/servers/elicitation-server.ts'];
 
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } },
+});
 const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
-const callTool = (id: number, name: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+const callTool = (id: number, name: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 
 /** The proxy from source with raw stdio: write lines, read what it prints. */
 function proxy(args: string[]) {
@@ -46,7 +52,11 @@ describe('proxy --log-level: one human line per decision on stderr', () => {
     run.child.stdin.end();
     expect((await run.exited).code).toBe(0);
     const lines = run.err().split('\n').filter(Boolean);
-    expect(lines).toContainEqual(expect.stringMatching(/^mcp-elicitation-guard: BLOCK form from fixture: field "password" \(credential: name:password, title:password\) \[schema sha256:[0-9a-f]{64}\]$/u));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^mcp-elicitation-guard: BLOCK form from fixture: field "password" \(credential: name:password, title:password\) \[schema sha256:[0-9a-f]{64}\]$/u,
+      ),
+    );
     expect(lines.filter((l) => l.includes('BLOCK form from fixture'))).toHaveLength(2);
     expect(run.err()).not.toContain('server started');
     expect(run.err()).not.toContain('ALLOW');
@@ -101,7 +111,8 @@ describe('proxy: a server that goes away never leaves the host waiting', () => {
     expect((await run.exited).code).toBe(5);
     const byId = new Map(run.messages().map((m) => [m.id, m]));
     expect(byId.get(10)).toMatchObject({ result: { content: [] } });
-    for (const id of ['b-11', 12]) expect(byId.get(id)).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32603, data: { code: 'E_SERVER_EXITED' } } });
+    for (const id of ['b-11', 12])
+      expect(byId.get(id)).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32603, data: { code: 'E_SERVER_EXITED' } } });
     expect(run.messages()).toHaveLength(3);
     expect(run.err()).toContain('mcp-elicitation-guard: server exited with code 5');
     expect(run.err()).toContain('answered 2 pending host requests with -32603 (E_SERVER_EXITED)');
@@ -127,7 +138,9 @@ describe('proxy: a server that goes away never leaves the host waiting', () => {
     const run = proxy(['--ledger', 'memory', '--', ...hostile]);
     for (const line of [callTool(2, 'a'), callTool(3, 'b')]) run.send(line);
     expect((await run.exited).code).toBe(9);
-    const answered = run.messages().filter((m) => !('method' in m) && (m.error as { data?: { code?: string } } | undefined)?.data?.code === 'E_SERVER_EXITED');
+    const answered = run
+      .messages()
+      .filter((m) => !('method' in m) && (m.error as { data?: { code?: string } } | undefined)?.data?.code === 'E_SERVER_EXITED');
     expect(answered.map((m) => m.id)).toEqual([2, 3]);
   }, 20_000);
 
@@ -135,7 +148,12 @@ describe('proxy: a server that goes away never leaves the host waiting', () => {
     const run = proxy(['--ledger', 'memory', '--', ...crashing("process.kill(process.pid, 'SIGKILL')")]);
     for (const line of [callTool(1, 'a'), callTool(2, 'b'), callTool(3, 'c')]) run.send(line);
     expect((await run.exited).code).toBe(137);
-    expect(run.messages().filter((m) => (m.error as { data?: { code?: string } } | undefined)?.data?.code === 'E_SERVER_EXITED').map((m) => m.id)).toEqual([2, 3]);
+    expect(
+      run
+        .messages()
+        .filter((m) => (m.error as { data?: { code?: string } } | undefined)?.data?.code === 'E_SERVER_EXITED')
+        .map((m) => m.id),
+    ).toEqual([2, 3]);
     expect(run.err()).toContain('server was stopped by signal SIGKILL');
   }, 20_000);
 });
@@ -148,7 +166,9 @@ describe('proxy: usage mistakes get the intended hint', () => {
   it('an unknown --server key is an error that lists the policy keys and suggests the nearest', async () => {
     const run = proxy(['--policy', policy, '--server', 'evrything', '--', process.execPath, '-e', '']);
     expect((await run.exited).code).toBe(2);
-    expect(run.err()).toContain('--server "evrything" is not a key of the policy\'s "servers" (did you mean "everything"?); its keys: "everything", "github"');
+    expect(run.err()).toContain(
+      '--server "evrything" is not a key of the policy\'s "servers" (did you mean "everything"?); its keys: "everything", "github"',
+    );
   }, 20_000);
 
   it('the server command without "--" gets the hint with the corrected command line', async () => {
@@ -162,12 +182,27 @@ describe('proxy: usage mistakes get the intended hint', () => {
 describe('describeEvent', () => {
   const server = { key: 'everything', name: 'srv', version: '1' };
   it('writes the block line of the README', () => {
-    const event: GuardEvent = { type: 'form.sensitive', at: 0, generation: 1, server, action: 'blocked', requestId: 3, fields: [{ name: 'api_key', class: 'credential', reasons: ['name:api key'] }] };
+    const event: GuardEvent = {
+      type: 'form.sensitive',
+      at: 0,
+      generation: 1,
+      server,
+      action: 'blocked',
+      requestId: 3,
+      fields: [{ name: 'api_key', class: 'credential', reasons: ['name:api key'] }],
+    };
     expect(describeEvent(event)).toEqual({ level: 'warn', text: 'BLOCK form from everything: field "api_key" (credential: name:api key)' });
   });
 
   it('keeps server text on one line and without secrets', () => {
-    const event: GuardEvent = { type: 'guard.error', at: 0, generation: 1, server: { key: null, name: 'evil\nBLOCK fake', version: null }, code: 'E_X', message: 'token ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\u202e' };
+    const event: GuardEvent = {
+      type: 'guard.error',
+      at: 0,
+      generation: 1,
+      server: { key: null, name: 'evil\nBLOCK fake', version: null },
+      code: 'E_X',
+      message: 'token ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\u202e',
+    };
     const line = describeEvent(event)!;
     expect(line.text).not.toContain('\n');
     expect(line.text).not.toContain('\u202e');

@@ -5,7 +5,8 @@ import { MemoryLedger } from '../../src/ledger/memory.js';
 import { parsePolicy } from '../../src/policy/policy.js';
 import { benignSchema, completion, formRequest, handshake, passwordSchema, urlRequest } from '../helpers/session.js';
 
-const OAUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth?client_id=123.apps.googleusercontent.com&response_type=code&scope=openid&state=af0ifjsldkj&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback';
+const OAUTH_URL =
+  'https://accounts.google.com/o/oauth2/v2/auth?client_id=123.apps.googleusercontent.com&response_type=code&scope=openid&state=af0ifjsldkj&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback';
 
 function errorData(decision: ReturnType<ReturnType<typeof createGuard>['inbound']>): Record<string, unknown> {
   expect(decision.action).toBe('reply');
@@ -33,9 +34,18 @@ describe('negotiation', () => {
 
   it('refuses any elicitation before initialization completed', () => {
     const guard = createGuard();
-    guard.outbound({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } } } });
+    guard.outbound({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } } },
+    });
     expect(errorData(guard.inbound(formRequest(1, benignSchema))).code).toBe('E_MODE_NOT_NEGOTIATED');
-    guard.inbound({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+    guard.inbound({
+      jsonrpc: '2.0',
+      id: 0,
+      result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+    });
     expect(errorData(guard.inbound(formRequest(2, benignSchema))).code).toBe('E_MODE_NOT_NEGOTIATED');
     guard.outbound({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(guard.inbound(formRequest(3, benignSchema)).action).toBe('forward');
@@ -43,16 +53,29 @@ describe('negotiation', () => {
 
   it('narrows the declared capabilities when the policy disables a mode, so the server never sees it', () => {
     const guard = createGuard({ policy: parsePolicy({ url: { enabled: false } }) });
-    const decision = guard.outbound({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, roots: {} } } });
+    const decision = guard.outbound({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, roots: {} } },
+    });
     expect(decision.action).toBe('forward');
     if (decision.action !== 'forward') return;
-    expect((decision.message as unknown as { params: { capabilities: unknown } }).params.capabilities).toEqual({ elicitation: { form: { applyDefaults: true } }, roots: {} });
+    expect((decision.message as unknown as { params: { capabilities: unknown } }).params.capabilities).toEqual({
+      elicitation: { form: { applyDefaults: true } },
+      roots: {},
+    });
     expect(decision.events.map((e) => e.type)).toEqual(['capabilities.narrowed']);
   });
 
   it('removes the elicitation capability when no mode is left', () => {
     const guard = createGuard({ policy: { form: { enabled: false } } });
-    const decision = guard.outbound({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} } } });
+    const decision = guard.outbound({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} } },
+    });
     if (decision.action !== 'forward') throw new Error('expected forward');
     expect((decision.message as unknown as { params: { capabilities: unknown } }).params.capabilities).toEqual({});
   });
@@ -67,7 +90,11 @@ describe('negotiation', () => {
   it('reads the negotiated protocol version and the server identity', () => {
     const guard = createGuard({ server: 'my-server' });
     handshake(guard, { form: {} }, '2025-06-18');
-    expect(guard.session()).toMatchObject({ initialized: true, protocolVersion: '2025-06-18', server: { key: 'my-server', name: 'test-server', version: '2.3.4' } });
+    expect(guard.session()).toMatchObject({
+      initialized: true,
+      protocolVersion: '2025-06-18',
+      server: { key: 'my-server', name: 'test-server', version: '2.3.4' },
+    });
   });
 });
 
@@ -80,7 +107,11 @@ describe('form mode', () => {
     expect(data.code).toBe('E_SENSITIVE_FIELD');
     expect(data.fields).toEqual([{ name: 'password', class: 'credential' }]);
     const sensitive = events.find((e) => e.type === 'form.sensitive');
-    expect(sensitive).toMatchObject({ action: 'blocked', server: { name: 'test-server' }, fields: [{ name: 'password', class: 'credential' }] });
+    expect(sensitive).toMatchObject({
+      action: 'blocked',
+      server: { name: 'test-server' },
+      fields: [{ name: 'password', class: 'credential' }],
+    });
     expect(guard.metrics().sensitiveFieldsBlocked).toBe(1);
   });
 
@@ -105,7 +136,11 @@ describe('form mode', () => {
   it('blocks schemas outside the spec subset with a field-level reason', () => {
     const guard = createGuard();
     handshake(guard, { form: {} });
-    const data = errorData(guard.inbound(formRequest(14, { type: 'object', properties: { address: { type: 'object', properties: { street: { type: 'string' } } } } })));
+    const data = errorData(
+      guard.inbound(
+        formRequest(14, { type: 'object', properties: { address: { type: 'object', properties: { street: { type: 'string' } } } } }),
+      ),
+    );
     expect(data.code).toBe('E_SCHEMA_NOT_ALLOWED');
     expect(data.fields).toEqual([expect.objectContaining({ name: 'address' })]);
   });
@@ -153,9 +188,17 @@ describe('form mode', () => {
     const guard = createGuard();
     handshake(guard, { form: {}, url: {} });
     expect(errorData(guard.inbound({ jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: 'x' })).code).toBe('E_INVALID_PARAMS');
-    expect(errorData(guard.inbound({ jsonrpc: '2.0', id: 2, method: 'elicitation/create', params: { mode: 'form', message: 'm' } })).code).toBe('E_INVALID_PARAMS');
-    expect(errorData(guard.inbound({ jsonrpc: '2.0', id: 3, method: 'elicitation/create', params: { mode: 'voice', message: 'm' } })).code).toBe('E_INVALID_PARAMS');
-    expect(errorData(guard.inbound({ jsonrpc: '2.0', id: 4, method: 'elicitation/create', params: { mode: 'url', message: 'm', url: OAUTH_URL } })).code).toBe('E_INVALID_PARAMS');
+    expect(
+      errorData(guard.inbound({ jsonrpc: '2.0', id: 2, method: 'elicitation/create', params: { mode: 'form', message: 'm' } })).code,
+    ).toBe('E_INVALID_PARAMS');
+    expect(
+      errorData(guard.inbound({ jsonrpc: '2.0', id: 3, method: 'elicitation/create', params: { mode: 'voice', message: 'm' } })).code,
+    ).toBe('E_INVALID_PARAMS');
+    expect(
+      errorData(
+        guard.inbound({ jsonrpc: '2.0', id: 4, method: 'elicitation/create', params: { mode: 'url', message: 'm', url: OAUTH_URL } }),
+      ).code,
+    ).toBe('E_INVALID_PARAMS');
   });
 });
 
@@ -179,7 +222,9 @@ describe('URL mode', () => {
     expect(errorData(guard.inbound(urlRequest(31, 'https://аррӏе.com/signin', 'e31'))).code).toBe('E_URL_BLOCKED');
     const decision = guard.inbound(urlRequest(32, OAUTH_URL, 'e32'));
     if (decision.action !== 'forward') throw new Error('expected forward');
-    const meta = (decision.message as unknown as { params: { _meta: Record<string, { verdict: string; display: { registrableDomain: string } }> } }).params._meta;
+    const meta = (
+      decision.message as unknown as { params: { _meta: Record<string, { verdict: string; display: { registrableDomain: string } }> } }
+    ).params._meta;
     expect(meta['mcp-elicitation-guard/url-analysis']).toMatchObject({ verdict: 'allow', display: { registrableDomain: 'google.com' } });
   });
 
@@ -187,7 +232,10 @@ describe('URL mode', () => {
     const guard = createGuard({ policy: { issuing: 'stopped' } });
     handshake(guard, { url: {} });
     const decision = guard.inbound(urlRequest(33, OAUTH_URL, 'e33'));
-    expect(decision).toMatchObject({ action: 'reply', message: { id: 33, result: { action: 'decline', _meta: { 'mcp-elicitation-guard/url-analysis': { code: 'E_ISSUING_STOPPED' } } } } });
+    expect(decision).toMatchObject({
+      action: 'reply',
+      message: { id: 33, result: { action: 'decline', _meta: { 'mcp-elicitation-guard/url-analysis': { code: 'E_ISSUING_STOPPED' } } } },
+    });
   });
 
   it('the rollback switch stops and resumes issuing at run time; revoking nonces leaves accepted flows unopenable', async () => {
@@ -199,7 +247,10 @@ describe('URL mode', () => {
     const ticket = await guard.recordConsent('before', 'accept');
     guard.setIssuing('stopped');
     expect(guard.issuing()).toBe('stopped');
-    expect(guard.inbound(urlRequest(36, OAUTH_URL, 'during'))).toMatchObject({ action: 'reply', message: { result: { action: 'decline', _meta: { 'mcp-elicitation-guard/url-analysis': { code: 'E_ISSUING_STOPPED' } } } } });
+    expect(guard.inbound(urlRequest(36, OAUTH_URL, 'during'))).toMatchObject({
+      action: 'reply',
+      message: { result: { action: 'decline', _meta: { 'mcp-elicitation-guard/url-analysis': { code: 'E_ISSUING_STOPPED' } } } },
+    });
     expect(guard.revokeNonces()).toBe(1);
     expect(guard.revokeNonces()).toBe(0);
     await expect(guard.openUrl(ticket!, () => {})).rejects.toMatchObject({ code: 'E_ISSUING_STOPPED' });
@@ -210,7 +261,11 @@ describe('URL mode', () => {
     await guard.openUrl(again!, () => {});
     expect(guard.flow('after')?.state).toBe('OUT_OF_BAND_PENDING');
     expect(() => guard.setIssuing('paused' as 'open')).toThrow(/issuing must be/);
-    expect(events.filter((e) => e.type === 'issuing.changed' || e.type === 'nonces.revoked').map((e) => ('issuing' in e ? e.issuing : e.revoked))).toEqual(['stopped', 1, 0, 'open']);
+    expect(
+      events
+        .filter((e) => e.type === 'issuing.changed' || e.type === 'nonces.revoked')
+        .map((e) => ('issuing' in e ? e.issuing : e.revoked)),
+    ).toEqual(['stopped', 1, 0, 'open']);
   });
 
   it('a guard started with issuing stopped opens again when switched to open', async () => {
@@ -230,11 +285,22 @@ describe('URL mode', () => {
       { mode: 'url', elicitationId: 'bad', url: 'http://192.168.0.1/pay', message: 'Pay' },
       { mode: 'url', elicitationId: 'good', url: OAUTH_URL, message: 'Sign in' },
     ];
-    const decision = guard.inbound({ jsonrpc: '2.0', id: 34, error: { code: -32042, message: 'required', data: { elicitations: entries } } });
-    expect(decision).toMatchObject({ action: 'forward', message: { error: { code: -32042, data: { elicitations: [{ elicitationId: 'good' }] } } } });
+    const decision = guard.inbound({
+      jsonrpc: '2.0',
+      id: 34,
+      error: { code: -32042, message: 'required', data: { elicitations: entries } },
+    });
+    expect(decision).toMatchObject({
+      action: 'forward',
+      message: { error: { code: -32042, data: { elicitations: [{ elicitationId: 'good' }] } } },
+    });
     expect(decision.events.find((e) => e.type === 'url-required.filtered')).toMatchObject({ kept: 1, removed: 1 });
     guard.outbound({ jsonrpc: '2.0', id: 35, method: 'tools/call', params: { name: 'pay', arguments: {} } });
-    const none = guard.inbound({ jsonrpc: '2.0', id: 35, error: { code: -32042, message: 'required', data: { elicitations: [entries[0]] } } });
+    const none = guard.inbound({
+      jsonrpc: '2.0',
+      id: 35,
+      error: { code: -32042, message: 'required', data: { elicitations: [entries[0]] } },
+    });
     expect(none).toMatchObject({ action: 'forward', message: { error: { code: -32603, data: { code: 'E_URL_BLOCKED' } } } });
   });
 });
@@ -266,7 +332,10 @@ describe('completion hygiene', () => {
     guard.inbound(urlRequest(3, OAUTH_URL, 'declined'));
     guard.outbound({ jsonrpc: '2.0', id: 3, result: { action: 'decline' } });
     expect(guard.inbound(completion('declined'))).toMatchObject({ action: 'drop', events: [{ reason: 'finished' }] });
-    expect(guard.inbound({ jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: {} })).toMatchObject({ action: 'drop', events: [{ reason: 'invalid' }] });
+    expect(guard.inbound({ jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: {} })).toMatchObject({
+      action: 'drop',
+      events: [{ reason: 'invalid' }],
+    });
     expect(guard.metrics().completionsDropped).toBe(4);
   });
 
@@ -304,7 +373,10 @@ describe('URL-mode lifecycle in the core', () => {
     const guard = createGuard();
     handshake(guard, { url: {} });
     guard.inbound(urlRequest(40, OAUTH_URL, 'early'));
-    expect(guard.inbound(completion('early'))).toMatchObject({ action: 'drop', events: [{ type: 'completion.dropped', reason: 'before-consent' }] });
+    expect(guard.inbound(completion('early'))).toMatchObject({
+      action: 'drop',
+      events: [{ type: 'completion.dropped', reason: 'before-consent' }],
+    });
     guard.outbound({ jsonrpc: '2.0', id: 40, result: { action: 'accept' } });
     expect(guard.flow('early')?.state).toBe('OUT_OF_BAND_PENDING');
     expect(guard.inbound(completion('early')).action).toBe('forward');
@@ -321,7 +393,11 @@ describe('URL-mode lifecycle in the core', () => {
     expect(withSubject.inbound(urlRequest(42, OAUTH_URL, 's2')).action).toBe('forward');
     await withSubject.flush();
     const [stored] = await ledger.listNavigations();
-    expect(stored?.record).toMatchObject({ subject: 'user-123', elicitationId: 's2', target: { scheme: 'https', host: 'accounts.google.com' } });
+    expect(stored?.record).toMatchObject({
+      subject: 'user-123',
+      elicitationId: 's2',
+      target: { scheme: 'https', host: 'accounts.google.com' },
+    });
     expect(JSON.stringify(stored)).not.toContain('code_challenge');
   });
 
@@ -331,17 +407,44 @@ describe('URL-mode lifecycle in the core', () => {
     handshake(guard, { url: {} });
     const call = { jsonrpc: '2.0', id: 80, method: 'tools/call', params: { name: 'connect', arguments: { a: 1 }, task: { ttl: 60000 } } };
     guard.outbound(call);
-    guard.inbound({ jsonrpc: '2.0', id: 80, result: { task: { taskId: 't1', status: 'working', ttl: 60000, createdAt: '2026-11-29T00:00:00Z' } } });
+    guard.inbound({
+      jsonrpc: '2.0',
+      id: 80,
+      result: { task: { taskId: 't1', status: 'working', ttl: 60000, createdAt: '2026-11-29T00:00:00Z' } },
+    });
     guard.outbound({ jsonrpc: '2.0', id: 81, method: 'tools/list' });
     guard.outbound({ jsonrpc: '2.0', id: 82, method: 'resources/list' });
     const related = { 'io.modelcontextprotocol/related-task': { taskId: 't1' } };
-    guard.inbound({ jsonrpc: '2.0', id: 83, method: 'elicitation/create', params: { mode: 'url', message: 'Connect', url: OAUTH_URL, elicitationId: 'task-e', _meta: related } });
-    guard.inbound({ jsonrpc: '2.0', id: 84, method: 'elicitation/create', params: { mode: 'url', message: 'Other', url: OAUTH_URL, elicitationId: 'ambiguous', _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'unknown' } } } });
+    guard.inbound({
+      jsonrpc: '2.0',
+      id: 83,
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Connect', url: OAUTH_URL, elicitationId: 'task-e', _meta: related },
+    });
+    guard.inbound({
+      jsonrpc: '2.0',
+      id: 84,
+      method: 'elicitation/create',
+      params: {
+        mode: 'url',
+        message: 'Other',
+        url: OAUTH_URL,
+        elicitationId: 'ambiguous',
+        _meta: { 'io.modelcontextprotocol/related-task': { taskId: 'unknown' } },
+      },
+    });
     expect(guard.flow('task-e')?.lineage).toBe('nested');
     expect(guard.flow('ambiguous')?.lineage).toBeNull();
     guard.outbound({ jsonrpc: '2.0', id: 83, result: { action: 'accept' } });
-    expect(guard.outbound({ ...call, id: 85 })).toMatchObject({ action: 'reply', message: { id: 85, error: { data: { code: 'E_RETRY_WHILE_IN_FLIGHT' } } } });
-    guard.inbound({ jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: 't1', status: 'completed', ttl: 60000, createdAt: '2026-11-29T00:00:00Z' } });
+    expect(guard.outbound({ ...call, id: 85 })).toMatchObject({
+      action: 'reply',
+      message: { id: 85, error: { data: { code: 'E_RETRY_WHILE_IN_FLIGHT' } } },
+    });
+    guard.inbound({
+      jsonrpc: '2.0',
+      method: 'notifications/tasks/status',
+      params: { taskId: 't1', status: 'completed', ttl: 60000, createdAt: '2026-11-29T00:00:00Z' },
+    });
     guard.outbound({ jsonrpc: '2.0', id: 86, method: 'tasks/result', params: { taskId: 't1' } });
     const final = { jsonrpc: '2.0', id: 86, result: { content: [{ type: 'text', text: 'connected' }] } };
     expect(guard.inbound(final)).toMatchObject({ action: 'forward', message: final });
@@ -357,7 +460,10 @@ describe('URL-mode lifecycle in the core', () => {
     guard.outbound({ jsonrpc: '2.0', id: 51, result: { action: 'accept' } });
     const answer = { jsonrpc: '2.0', id: 50, result: { content: [] } };
     expect(guard.inbound(answer)).toMatchObject({ action: 'forward', message: answer });
-    expect(guard.inbound({ ...answer })).toMatchObject({ action: 'drop', events: [{ type: 'response.withheld', code: 'E_ALREADY_ACCEPTED' }] });
+    expect(guard.inbound({ ...answer })).toMatchObject({
+      action: 'drop',
+      events: [{ type: 'response.withheld', code: 'E_ALREADY_ACCEPTED' }],
+    });
   });
 
   it('opens nothing without a durable accept receipt and a matching ticket, and only once', async () => {
@@ -368,7 +474,9 @@ describe('URL-mode lifecycle in the core', () => {
     const opened: string[] = [];
     const ticket = await guard.recordConsent('o1', 'accept');
     expect(ticket).not.toBeNull();
-    await expect(guard.openUrl({ ...ticket!, nonce: 'forged' }, (u) => void opened.push(u))).rejects.toMatchObject({ code: 'E_ILLEGAL_TRANSITION' });
+    await expect(guard.openUrl({ ...ticket!, nonce: 'forged' }, (u) => void opened.push(u))).rejects.toMatchObject({
+      code: 'E_ILLEGAL_TRANSITION',
+    });
     await guard.openUrl(ticket!, async (u) => {
       const navigation = guard.flow('o1')!.navigationId;
       expect((await ledger.listConsentReceipts(navigation)).map((r) => r.decision)).toEqual(['accept']);
@@ -423,20 +531,35 @@ describe('URL-mode lifecycle in the core', () => {
     const guard = createGuard({ policy: { issuing: 'stopped' } });
     handshake(guard, { url: {} });
     guard.outbound({ jsonrpc: '2.0', id: 70, method: 'tools/call', params: { name: 'pay' } });
-    const decision = guard.inbound({ jsonrpc: '2.0', id: 70, error: { code: -32042, message: 'required', data: { elicitations: [{ mode: 'url', elicitationId: 'r1', url: OAUTH_URL, message: 'm' }] } } });
+    const decision = guard.inbound({
+      jsonrpc: '2.0',
+      id: 70,
+      error: {
+        code: -32042,
+        message: 'required',
+        data: { elicitations: [{ mode: 'url', elicitationId: 'r1', url: OAUTH_URL, message: 'm' }] },
+      },
+    });
     expect(decision).toMatchObject({ action: 'forward', message: { error: { code: -32603, data: { code: 'E_ISSUING_STOPPED' } } } });
   });
 });
 
 describe('-32042 URL elicitation required', () => {
-  const required = (id: number, elicitations: unknown[]) => ({ jsonrpc: '2.0', id, error: { code: -32042, message: 'URL elicitation required', data: { elicitations } } });
+  const required = (id: number, elicitations: unknown[]) => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32042, message: 'URL elicitation required', data: { elicitations } },
+  });
 
   it('gives a host without URL mode a plain error, not the elicitation list', () => {
     const guard = createGuard();
     handshake(guard, { form: {} });
     guard.outbound({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'pay', arguments: {} } });
     const decision = guard.inbound(required(5, [{ mode: 'url', elicitationId: 'x', url: OAUTH_URL, message: 'm' }]));
-    expect(decision).toMatchObject({ action: 'forward', message: { id: 5, error: { code: -32603, data: { code: 'E_MODE_NOT_NEGOTIATED' } } } });
+    expect(decision).toMatchObject({
+      action: 'forward',
+      message: { id: 5, error: { code: -32603, data: { code: 'E_MODE_NOT_NEGOTIATED' } } },
+    });
     expect(JSON.stringify(decision)).not.toContain('elicitations');
   });
 
@@ -444,7 +567,12 @@ describe('-32042 URL elicitation required', () => {
     const guard = createGuard();
     handshake(guard, { url: {} });
     guard.outbound({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'pay', arguments: {} } });
-    const decision = guard.inbound(required(6, [{ mode: 'url', elicitationId: 'pay-1', url: OAUTH_URL, message: 'Pay' }, { mode: 'form', message: 'bad' }]));
+    const decision = guard.inbound(
+      required(6, [
+        { mode: 'url', elicitationId: 'pay-1', url: OAUTH_URL, message: 'Pay' },
+        { mode: 'form', message: 'bad' },
+      ]),
+    );
     if (decision.action !== 'forward') throw new Error('expected forward');
     const error = (decision.message as { error: { code: number; data: { elicitations: { elicitationId: string }[] } } }).error;
     expect(error.code).toBe(-32042);
@@ -460,7 +588,11 @@ describe('staying out of the way', () => {
     const call = { jsonrpc: '2.0', id: 20, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } };
     const result = { jsonrpc: '2.0', id: 20, result: { content: [{ type: 'text', text: 'hi' }] } };
     const log = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } };
-    for (const [direction, message] of [['outbound', call], ['inbound', result], ['inbound', log]] as const) {
+    for (const [direction, message] of [
+      ['outbound', call],
+      ['inbound', result],
+      ['inbound', log],
+    ] as const) {
       const decision = direction === 'outbound' ? guard.outbound(message) : guard.inbound(message);
       expect(decision.action).toBe('forward');
       if (decision.action === 'forward') expect(decision.message).toBe(message);
@@ -476,7 +608,12 @@ describe('staying out of the way', () => {
     });
     handshake(guard, { form: {} });
     const hostile = formRequest(21, benignSchema);
-    Object.defineProperty((hostile.params as Record<string, unknown>), 'requestedSchema', { get: () => { throw new Error('boom'); }, enumerable: true });
+    Object.defineProperty(hostile.params as Record<string, unknown>, 'requestedSchema', {
+      get: () => {
+        throw new Error('boom');
+      },
+      enumerable: true,
+    });
     const decision = guard.inbound(hostile);
     expect(decision).toMatchObject({ action: 'reply', message: { id: 21, error: { code: -32603, data: { code: 'E_GUARD_INTERNAL' } } } });
     expect(guard.metrics().internalErrors).toBe(1);
@@ -488,7 +625,15 @@ describe('what fuzzing found', () => {
     const guard = createGuard();
     handshake(guard, { form: {}, url: {} });
     expect(guard.inbound({ jsonrpc: '2.0', method: 'elicitation/create', params: null }).action).toBe('drop');
-    const stray = { jsonrpc: '2.0', id: 404, error: { code: -32042, message: 'required', data: { elicitations: [{ mode: 'url', elicitationId: 'x', url: 'https://evil.example/', message: 'm' }] } } };
+    const stray = {
+      jsonrpc: '2.0',
+      id: 404,
+      error: {
+        code: -32042,
+        message: 'required',
+        data: { elicitations: [{ mode: 'url', elicitationId: 'x', url: 'https://evil.example/', message: 'm' }] },
+      },
+    };
     expect(guard.inbound(stray).action).toBe('drop');
   });
 
@@ -503,7 +648,9 @@ describe('what fuzzing found', () => {
     expect(guard.inbound(completion('e1')).action).toBe('drop');
     guard.inbound(urlRequest('s2', OAUTH_URL, 'e2'));
     await guard.recordConsent('e2', 'decline');
-    expect(guard.outbound({ jsonrpc: '2.0', id: 's2', result: { action: 'accept' } })).toMatchObject({ message: { result: { action: 'decline' } } });
+    expect(guard.outbound({ jsonrpc: '2.0', id: 's2', result: { action: 'accept' } })).toMatchObject({
+      message: { result: { action: 'decline' } },
+    });
     expect(guard.inbound(completion('e2')).action).toBe('drop');
   });
 });

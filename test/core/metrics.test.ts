@@ -3,7 +3,11 @@ import { AcceptanceTally, emptyMetrics, lineageKeyString, noticeAdvancedUnknown 
 
 describe('invariant counters', () => {
   it('start at zero', () => {
-    expect(emptyMetrics()).toMatchObject({ completionNoticesAdvancingUnknown: 0, originalOperationsAccepted: 0, maxAcceptancesPerLineage: 0 });
+    expect(emptyMetrics()).toMatchObject({
+      completionNoticesAdvancingUnknown: 0,
+      originalOperationsAccepted: 0,
+      maxAcceptancesPerLineage: 0,
+    });
   });
 
   it('count a notice that moved something although its id was not pending', () => {

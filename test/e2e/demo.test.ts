@@ -13,10 +13,15 @@ interface Run {
 /** `npm start`'s script, as a child process whose stdout is a pipe (so the transcript is plain text). */
 function runDemo(): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'fixtures/demo/host.ts'], { cwd: root, timeout: 30_000, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'fixtures/demo/host.ts'],
+      { cwd: root, timeout: 30_000, env: { ...process.env, NO_COLOR: '1' } },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -1,7 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ElicitationCompleteNotificationSchema, ElicitRequestSchema, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  McpError,
+  UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +20,8 @@ import Database from 'better-sqlite3';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import { SqliteLedger } from '../../src/ledger/sqlite.js';
 
-const CONNECT_URL = 'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
+const CONNECT_URL =
+  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
 const PAY_URL = 'https://checkout.stripe.com/c/pay/cs_test_a1B2c3D4e5F6g7H8i9J0';
 
 function deferred() {
@@ -44,7 +51,8 @@ function lineageServer() {
       operations.connect += 1;
       return { content: [{ type: 'text' as const, text: 'connected' }] };
     }
-    if (!paymentMet) throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Confirm the payment', url: PAY_URL, elicitationId: 'pay-1' }]);
+    if (!paymentMet)
+      throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Confirm the payment', url: PAY_URL, elicitationId: 'pay-1' }]);
     operations.pay += 1;
     return { content: [{ type: 'text' as const, text: `paid #${operations.pay}` }] };
   });
@@ -115,7 +123,9 @@ describe('nested lineage: a URL elicitation inside tools/call', () => {
     expect(events.some((e) => e.type === 'retry.refused')).toBe(true);
 
     // The same call made again after the original finished is a new operation, not a retry.
-    await expect(client.callTool({ name: 'connect', arguments: { account: 'octocat' } })).resolves.toMatchObject({ content: [{ text: 'connected' }] });
+    await expect(client.callTool({ name: 'connect', arguments: { account: 'octocat' } })).resolves.toMatchObject({
+      content: [{ text: 'connected' }],
+    });
     expect(guard.flow('connect-2')?.state).toBe('ORIGINAL_RESPONSE_ACCEPTED');
     expect(operations().connect).toBe(2);
   });
@@ -237,7 +247,10 @@ describe('the audit log of a flow', () => {
     finishOutOfBand();
     await original;
     await log.close();
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; to?: string });
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; to?: string });
     expect(lines.filter((l) => l.type === 'flow.transition').map((l) => l.to)).toEqual([
       'USER_REVIEW',
       'NAVIGATION_ACCEPTED',

@@ -28,7 +28,11 @@ interface Proxy {
   readonly stderr: () => string;
 }
 
-async function startProxy(url: string, sessionKey: string, onUrl: (params: Record<string, unknown>) => void = () => undefined): Promise<Proxy> {
+async function startProxy(
+  url: string,
+  sessionKey: string,
+  onUrl: (params: Record<string, unknown>) => void = () => undefined,
+): Promise<Proxy> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...tsx, 'src/cli/main.ts', 'proxy', '--ledger', url, '--session-key', sessionKey, '--', ...fixtureServer],
@@ -46,7 +50,10 @@ async function startProxy(url: string, sessionKey: string, onUrl: (params: Recor
   return { client, transport, stderr: () => stderr };
 }
 
-type Outcome = { readonly kind: 'paid'; readonly paid: number } | { readonly kind: 'refused'; readonly code: unknown } | { readonly kind: 'other'; readonly detail: string };
+type Outcome =
+  | { readonly kind: 'paid'; readonly paid: number }
+  | { readonly kind: 'refused'; readonly code: unknown }
+  | { readonly kind: 'other'; readonly detail: string };
 
 async function pay(proxy: Proxy, invoice: string): Promise<Outcome> {
   try {
@@ -61,7 +68,10 @@ async function pay(proxy: Proxy, invoice: string): Promise<Outcome> {
 }
 
 async function expectUrlRequired(proxy: Proxy, invoice: string): Promise<void> {
-  const error = await proxy.client.callTool({ name: 'pay', arguments: { invoice } }).then(() => null, (e: unknown) => e);
+  const error = await proxy.client.callTool({ name: 'pay', arguments: { invoice } }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(UrlElicitationRequiredError);
 }
 
@@ -82,7 +92,10 @@ describe.skipIf(postgresUrl === null)('proxies sharing one PostgreSQL ledger', (
   });
 
   async function receipts(session: string): Promise<{ id: string; original_request_digest: string }[]> {
-    const { rows } = await sql.query('SELECT id, original_request_digest FROM mcp_elicitation_guard.business_receipts WHERE session LIKE $1', [`${session}/%`]);
+    const { rows } = await sql.query(
+      'SELECT id, original_request_digest FROM mcp_elicitation_guard.business_receipts WHERE session LIKE $1',
+      [`${session}/%`],
+    );
     return rows;
   }
 
@@ -94,14 +107,19 @@ describe.skipIf(postgresUrl === null)('proxies sharing one PostgreSQL ledger', (
         const invoice = `INV-${round}`;
         // Each replica's host makes the same call (same request id, same params): one operation.
         await Promise.all(proxies.map((p) => expectUrlRequired(p, invoice)));
-        const outcomes = await Promise.all(proxies.map(async (p) => {
-          await sleep(Math.floor(Math.random() * 25));
-          return pay(p, invoice);
-        }));
+        const outcomes = await Promise.all(
+          proxies.map(async (p) => {
+            await sleep(Math.floor(Math.random() * 25));
+            return pay(p, invoice);
+          }),
+        );
         const paid = outcomes.filter((o) => o.kind === 'paid');
         const refused = outcomes.filter((o) => o.kind === 'refused');
         expect(paid, `round ${round}: ${JSON.stringify(outcomes)}`).toHaveLength(1);
-        expect(refused.map((o) => (o as { code: unknown }).code), `round ${round}`).toEqual(Array.from({ length: PROXIES - 1 }, () => 'E_ALREADY_ACCEPTED'));
+        expect(
+          refused.map((o) => (o as { code: unknown }).code),
+          `round ${round}`,
+        ).toEqual(Array.from({ length: PROXIES - 1 }, () => 'E_ALREADY_ACCEPTED'));
       }
       const stored = await receipts(session);
       expect(stored).toHaveLength(ROUNDS);
@@ -124,7 +142,13 @@ describe.skipIf(postgresUrl === null)('proxies sharing one PostgreSQL ledger', (
     await expect.poll(() => seen.map((p) => p.elicitationId), { timeout: 20_000 }).toEqual(['oauth-1-held']);
     // Killed once the flow's consent and opening are committed, as a crash after the host opened the page.
     await expect
-      .poll(async () => (await sql.query("SELECT state FROM mcp_elicitation_guard.navigations WHERE elicitation_id = 'oauth-1-held'")).rows.map((r) => r.state), { timeout: 20_000 })
+      .poll(
+        async () =>
+          (await sql.query("SELECT state FROM mcp_elicitation_guard.navigations WHERE elicitation_id = 'oauth-1-held'")).rows.map(
+            (r) => r.state,
+          ),
+        { timeout: 20_000 },
+      )
       .toEqual(['OUT_OF_BAND_PENDING']);
     const pid = victim.transport.pid!;
     process.kill(pid, 'SIGKILL');
@@ -132,7 +156,9 @@ describe.skipIf(postgresUrl === null)('proxies sharing one PostgreSQL ledger', (
 
     const cli = async (...args: string[]) => {
       try {
-        const { stdout } = await run(process.execPath, [...tsx, 'src/cli/main.ts', 'ledger', ...args, '--ledger', database.url, '--json'], { cwd: root });
+        const { stdout } = await run(process.execPath, [...tsx, 'src/cli/main.ts', 'ledger', ...args, '--ledger', database.url, '--json'], {
+          cwd: root,
+        });
         return { code: 0, out: JSON.parse(stdout) as unknown };
       } catch (error) {
         const e = error as { code: number; stdout: string };
@@ -166,7 +192,9 @@ describe.skipIf(postgresUrl === null)('proxies sharing one PostgreSQL ledger', (
       await survivor.client.close();
     }
     expect(await receipts(session)).toHaveLength(1);
-    const { rows } = await sql.query('SELECT count(*)::int AS n FROM mcp_elicitation_guard.consent_receipts WHERE navigation_id = $1', [pending.id]);
+    const { rows } = await sql.query('SELECT count(*)::int AS n FROM mcp_elicitation_guard.consent_receipts WHERE navigation_id = $1', [
+      pending.id,
+    ]);
     expect(rows[0].n).toBe(1);
   }, 120_000);
 });

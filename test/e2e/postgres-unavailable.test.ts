@@ -31,22 +31,42 @@ describe('a PostgreSQL ledger that cannot be reached', () => {
   it('the proxy starts, passes what needs no ledger, and withholds an answer whose business receipt cannot be written', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [...tsx, 'src/cli/main.ts', 'proxy', '--ledger', 'postgres://guard:not-a-real-password@127.0.0.1:1/guard', '--', process.execPath, ...tsx, 'fixtures/servers/elicitation-server.ts'],
+      args: [
+        ...tsx,
+        'src/cli/main.ts',
+        'proxy',
+        '--ledger',
+        'postgres://guard:not-a-real-password@127.0.0.1:1/guard',
+        '--',
+        process.execPath,
+        ...tsx,
+        'fixtures/servers/elicitation-server.ts',
+      ],
       cwd: root,
       stderr: 'pipe',
     });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
     const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => (request.params.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: { project: 'demo', replicas: 1 } }));
+    client.setRequestHandler(ElicitRequestSchema, async (request) =>
+      request.params.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: { project: 'demo', replicas: 1 } },
+    );
     await client.connect(transport);
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('pay');
       const form = await client.callTool({ name: 'ask-benign', arguments: {} });
-      expect(JSON.parse((form.content as { text: string }[])[0]!.text)).toEqual({ result: { action: 'accept', content: { project: 'demo', replicas: 1 } } });
-      const required = await client.callTool({ name: 'pay', arguments: { invoice: 'INV-down' } }).then(() => null, (e: unknown) => e);
+      expect(JSON.parse((form.content as { text: string }[])[0]!.text)).toEqual({
+        result: { action: 'accept', content: { project: 'demo', replicas: 1 } },
+      });
+      const required = await client.callTool({ name: 'pay', arguments: { invoice: 'INV-down' } }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(required).toBeInstanceOf(UrlElicitationRequiredError);
-      const retried = await client.callTool({ name: 'pay', arguments: { invoice: 'INV-down' } }).then(() => null, (e: unknown) => e);
+      const retried = await client.callTool({ name: 'pay', arguments: { invoice: 'INV-down' } }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(retried).toBeInstanceOf(McpError);
       expect((retried as McpError).data).toMatchObject({ code: 'E_LEDGER_UNAVAILABLE' });
     } finally {
@@ -88,10 +108,11 @@ async function relay(target: URL): Promise<{ url: string; cut(): void; restore()
     restore() {
       open = true;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -101,7 +122,11 @@ describe.skipIf(postgresUrl === null)('a PostgreSQL ledger that loses its databa
 
   it('fails closed while the database is gone and reconnects with backoff when it is back', async () => {
     const cable = await relay(new URL(postgresUrl!));
-    const ledger = await PostgresLedger.connect(cable.url, { schema, connectTimeoutMs: 1000, reconnect: { initialDelayMs: 20, maxDelayMs: 200 } });
+    const ledger = await PostgresLedger.connect(cable.url, {
+      schema,
+      connectTimeoutMs: 1000,
+      reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
+    });
     const deps = testDeps(11);
     const receipt = (session: string) => createBusinessReceipt(businessInput({ lineage: { ...businessInput().lineage, session } }), deps);
     try {

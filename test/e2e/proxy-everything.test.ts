@@ -10,15 +10,28 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GuardMetaKey } from '../../src/protocol/wire.js';
 import type { UrlAnalysis } from '../../src/url/types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const everything = [fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url)), 'stdio'];
+const everything = [
+  fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url)),
+  'stdio',
+];
 
-const OAUTH_QUERY = { client_id: 'Iv1.8a61f9b3a7aba766', state: '9d1f7c2b4e6a8f0d', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
+const OAUTH_QUERY = {
+  client_id: 'Iv1.8a61f9b3a7aba766',
+  state: '9d1f7c2b4e6a8f0d',
+  code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+  code_challenge_method: 'S256',
+};
 const OAUTH_URL = `https://github.com/login/oauth/authorize?${new URLSearchParams(OAUTH_QUERY).toString()}`;
 const PREREQUISITE_URL = 'https://modelcontextprotocol.io';
 
@@ -38,7 +51,12 @@ let client: Client;
 
 function show(params: Record<string, unknown>): Shown {
   const meta = params._meta as Record<string, unknown> | undefined;
-  const entry = { message: String(params.message), url: String(params.url), elicitationId: String(params.elicitationId), analysis: meta?.[GuardMetaKey.urlAnalysis] as UrlAnalysis | undefined };
+  const entry = {
+    message: String(params.message),
+    url: String(params.url),
+    elicitationId: String(params.elicitationId),
+    analysis: meta?.[GuardMetaKey.urlAnalysis] as UrlAnalysis | undefined,
+  };
   shown.push(entry);
   return entry;
 }
@@ -86,7 +104,10 @@ describe('the proxy in front of server-everything', () => {
 
   it('request path: one nested URL elicitation reaches the host with the guard analysis, then the tool result', async () => {
     const before = shown.length;
-    const result = await client.callTool({ name: 'trigger-url-elicitation', arguments: { url: OAUTH_URL, message: 'Connect your GitHub account', elicitationId: 'everything-nested-1' } });
+    const result = await client.callTool({
+      name: 'trigger-url-elicitation',
+      arguments: { url: OAUTH_URL, message: 'Connect your GitHub account', elicitationId: 'everything-nested-1' },
+    });
     expect(result.isError).not.toBe(true);
     expect(text(result)).toContain('User completed the URL elicitation flow');
     expect(text(result)).toContain('everything-nested-1');
@@ -97,7 +118,10 @@ describe('the proxy in front of server-everything', () => {
   });
 
   it('error path: -32042 reaches the host judged, one retry succeeds through a nested elicitation, a second retry is refused locally', async () => {
-    const call = { name: 'trigger-url-elicitation', arguments: { url: OAUTH_URL, message: 'Authorize the deployment', elicitationId: 'everything-error-1', errorPath: true } };
+    const call = {
+      name: 'trigger-url-elicitation',
+      arguments: { url: OAUTH_URL, message: 'Authorize the deployment', elicitationId: 'everything-error-1', errorPath: true },
+    };
     const required = await rejection(client.callTool(call));
     expect(required).toBeInstanceOf(UrlElicitationRequiredError);
     const list = (required as UrlElicitationRequiredError).elicitations;
@@ -119,7 +143,14 @@ describe('the proxy in front of server-everything', () => {
     expect((again as McpError).code).toBe(-32600);
     expect((again as McpError).data).toMatchObject({ code: 'E_RETRY_EXHAUSTED' });
     expect(shown).toHaveLength(before + 1);
-    await vi.waitFor(() => expect(logs).toContainEqual(expect.objectContaining({ logger: 'mcp-elicitation-guard', data: expect.objectContaining({ event: 'retry.refused', code: 'E_RETRY_EXHAUSTED' }) })));
+    await vi.waitFor(() =>
+      expect(logs).toContainEqual(
+        expect.objectContaining({
+          logger: 'mcp-elicitation-guard',
+          data: expect.objectContaining({ event: 'retry.refused', code: 'E_RETRY_EXHAUSTED' }),
+        }),
+      ),
+    );
   });
 
   it.each([
@@ -132,16 +163,39 @@ describe('the proxy in front of server-everything', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/^MCP error -32602: Elicitation refused by the client: the elicitation URL was blocked/);
     expect(handlerCalls.mock.calls.length).toBe(calls);
-    await vi.waitFor(() => expect(logs).toContainEqual(expect.objectContaining({ data: expect.objectContaining({ event: 'elicitation.refused', code: 'E_URL_BLOCKED', mode: 'url' }) })));
+    await vi.waitFor(() =>
+      expect(logs).toContainEqual(
+        expect.objectContaining({ data: expect.objectContaining({ event: 'elicitation.refused', code: 'E_URL_BLOCKED', mode: 'url' }) }),
+      ),
+    );
   });
 
   it('writes flow moves and receipts to the audit log, without any URL query value', async () => {
     await vi.waitFor(() => expect(readFileSync(audit, 'utf8')).toContain('"type":"receipt.business"'));
-    const events = readFileSync(audit, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = readFileSync(audit, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const types = new Set(events.map((e) => e.type));
-    for (const type of ['session.initialized', 'elicitation.forwarded', 'flow.transition', 'receipt.consent', 'receipt.business', 'retry.refused', 'elicitation.refused']) expect(types).toContain(type);
+    for (const type of [
+      'session.initialized',
+      'elicitation.forwarded',
+      'flow.transition',
+      'receipt.consent',
+      'receipt.business',
+      'retry.refused',
+      'elicitation.refused',
+    ])
+      expect(types).toContain(type);
     const moves = events.filter((e) => e.type === 'flow.transition').map((e) => `${String(e.from)}→${String(e.to)}`);
-    expect(moves).toEqual(expect.arrayContaining(['CREATED→USER_REVIEW', 'USER_REVIEW→NAVIGATION_ACCEPTED', 'NAVIGATION_ACCEPTED→OUT_OF_BAND_PENDING', 'NESTED_SERVER_CONTINUES→ORIGINAL_RESPONSE_ACCEPTED']));
+    expect(moves).toEqual(
+      expect.arrayContaining([
+        'CREATED→USER_REVIEW',
+        'USER_REVIEW→NAVIGATION_ACCEPTED',
+        'NAVIGATION_ACCEPTED→OUT_OF_BAND_PENDING',
+        'NESTED_SERVER_CONTINUES→ORIGINAL_RESPONSE_ACCEPTED',
+      ]),
+    );
     expect(events.filter((e) => e.type === 'receipt.consent').every((e) => e.decision === 'accept')).toBe(true);
     expect(events.filter((e) => e.type === 'receipt.business')).toHaveLength(2);
     const raw = readFileSync(audit, 'utf8');

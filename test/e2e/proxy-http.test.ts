@@ -16,13 +16,21 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ElicitRequestSchema, ElicitResultSchema, ListToolsRequestSchema, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { proxyCommand } from '../../src/cli/proxy.js';
 import { GuardMetaKey } from '../../src/protocol/wire.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const OAUTH_URL = 'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=5be0c2a9&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
+const OAUTH_URL =
+  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=5be0c2a9&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
 
 const PASSWORD_FORM = {
   type: 'object' as const,
@@ -47,7 +55,9 @@ function mcpServer(): Server {
       const result = await extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema);
       text = JSON.stringify({ result });
     } catch (error) {
-      text = JSON.stringify(error instanceof McpError ? { error: { code: error.code, data: error.data } } : { error: { message: (error as Error).message } });
+      text = JSON.stringify(
+        error instanceof McpError ? { error: { code: error.code, data: error.data } } : { error: { message: (error as Error).message } },
+      );
     }
     return { content: [{ type: 'text' as const, text }] };
   });
@@ -91,7 +101,12 @@ async function httpFixture(): Promise<HttpFixture> {
 }
 
 const proxyArgs = (...rest: string[]) => ['--import', 'tsx', 'src/cli/main.ts', 'proxy', ...rest];
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw-host', version: '1.0.0' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw-host', version: '1.0.0' } },
+});
 const audit = join(mkdtempSync(join(tmpdir(), 'meg-http-')), 'audit.jsonl');
 const elicitations: Record<string, unknown>[] = [];
 const logs: Record<string, unknown>[] = [];
@@ -105,7 +120,12 @@ async function call(name: string): Promise<Record<string, unknown>> {
 
 beforeAll(async () => {
   fixture = await httpFixture();
-  const transport = new StdioClientTransport({ command: process.execPath, args: proxyArgs('--ledger', 'memory', '--audit', audit, '--upstream-url', fixture.url), cwd: root, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: proxyArgs('--ledger', 'memory', '--audit', audit, '--upstream-url', fixture.url),
+    cwd: root,
+    stderr: 'pipe',
+  });
   client = new Client({ name: 'stdio-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     elicitations.push(request.params as Record<string, unknown>);
@@ -127,9 +147,17 @@ describe('the proxy in front of a Streamable HTTP server', () => {
   });
 
   it('refuses a password form: the HTTP server sees -32602 E_SENSITIVE_FIELD and the host is never asked', async () => {
-    expect(await call('ask-password')).toMatchObject({ error: { code: -32602, data: { code: 'E_SENSITIVE_FIELD', fields: [{ name: 'password', class: 'credential' }] } } });
+    expect(await call('ask-password')).toMatchObject({
+      error: { code: -32602, data: { code: 'E_SENSITIVE_FIELD', fields: [{ name: 'password', class: 'credential' }] } },
+    });
     expect(elicitations).toHaveLength(0);
-    await vi.waitFor(() => expect(logs).toContainEqual(expect.objectContaining({ data: expect.objectContaining({ event: 'elicitation.refused', code: 'E_SENSITIVE_FIELD', mode: 'form' }) })));
+    await vi.waitFor(() =>
+      expect(logs).toContainEqual(
+        expect.objectContaining({
+          data: expect.objectContaining({ event: 'elicitation.refused', code: 'E_SENSITIVE_FIELD', mode: 'form' }),
+        }),
+      ),
+    );
   });
 
   it('delivers a legitimate URL elicitation to the host and the accept back to the server', async () => {
@@ -151,7 +179,14 @@ describe('the HTTP proxy ends its session and exits', () => {
     out.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
     const file = join(mkdtempSync(join(tmpdir(), 'meg-http-eof-')), 'audit.jsonl');
     onTestFinished(() => http.close());
-    const exit = proxyCommand(['--ledger', 'memory', '--audit', file, '--upstream-url', http.url], { stdin: host, stdout: out, stderr: new PassThrough(), isTTY: false, cwd: root, signals: new EventEmitter() });
+    const exit = proxyCommand(['--ledger', 'memory', '--audit', file, '--upstream-url', http.url], {
+      stdin: host,
+      stdout: out,
+      stderr: new PassThrough(),
+      isTTY: false,
+      cwd: root,
+      signals: new EventEmitter(),
+    });
     host.write(initialize + '\n');
     await vi.waitFor(() => expect(lines).toHaveLength(1), { timeout: 10_000 });
     host.end();
@@ -162,7 +197,10 @@ describe('the HTTP proxy ends its session and exits', () => {
 
   it('on SIGTERM, which it cannot pass to a remote server: it ends the session and exits 0', async () => {
     const http = await httpFixture();
-    const child = spawn(process.execPath, proxyArgs('--ledger', 'memory', '--upstream-url', http.url), { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, proxyArgs('--ledger', 'memory', '--upstream-url', http.url), {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -32,26 +32,50 @@ describe('proxy --ui', { timeout: 60_000 }, () => {
   }
 
   async function page(path: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(base + path, { redirect: 'manual', ...init, headers: { cookie, ...(init.headers as Record<string, string> | undefined) } });
+    return fetch(base + path, {
+      redirect: 'manual',
+      ...init,
+      headers: { cookie, ...(init.headers as Record<string, string> | undefined) },
+    });
   }
 
   async function post(path: string, form: Record<string, string>, from: string): Promise<Response> {
     const csrf = /name="csrf" value="([^"]+)"/.exec(await (await page(from)).text())![1]!;
-    return page(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams({ ...form, csrf }).toString() });
+    return page(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ ...form, csrf }).toString(),
+    });
   }
 
   beforeAll(async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [...tsx, 'src/cli/main.ts', 'proxy', '--ledger', ledgerFile, '--ui', '--', process.execPath, ...tsx, 'fixtures/servers/elicitation-server.ts'],
+      args: [
+        ...tsx,
+        'src/cli/main.ts',
+        'proxy',
+        '--ledger',
+        ledgerFile,
+        '--ui',
+        '--',
+        process.execPath,
+        ...tsx,
+        'fixtures/servers/elicitation-server.ts',
+      ],
       cwd: root,
       stderr: 'pipe',
     });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     client = new Client({ name: 'host-without-ui', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => (request.params.mode === 'url' ? { action: 'accept' } : { action: 'decline' }));
+    client.setRequestHandler(ElicitRequestSchema, async (request) =>
+      request.params.mode === 'url' ? { action: 'accept' } : { action: 'decline' },
+    );
     await client.connect(transport);
-    await vi.waitFor(() => expect(stderr).toMatch(/query page at http:\/\/127\.0\.0\.1:\d+\/ \(open the access link in .+\)\n/), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(() => expect(stderr).toMatch(/query page at http:\/\/127\.0\.0\.1:\d+\/ \(open the access link in .+\)\n/), {
+      timeout: 30_000,
+      interval: 50,
+    });
     const m = /query page at (http:\/\/127\.0\.0\.1:\d+)\/ \(open the access link in (.+)\)\n/.exec(stderr)!;
     base = m[1]!;
     accessFile = m[2]!;
@@ -76,19 +100,30 @@ describe('proxy --ui', { timeout: 60_000 }, () => {
 
   it('prints a one-line hint with the address when a URL flow starts; the page acts on the flow through the live guard', async () => {
     expect(await call('open-oauth')).toEqual({ result: { action: 'accept' } });
-    await vi.waitFor(() => expect(stderr).toMatch(/URL flow nav_[0-9a-f]+ started; query page http:\/\/127\.0\.0\.1:\d+\/flows\/nav_[0-9a-f]+\n/));
+    await vi.waitFor(() =>
+      expect(stderr).toMatch(/URL flow nav_[0-9a-f]+ started; query page http:\/\/127\.0\.0\.1:\d+\/flows\/nav_[0-9a-f]+\n/),
+    );
     const oauth = /URL flow (nav_[0-9a-f]+) started/.exec(stderr)![1]!;
     expect(stderr).toContain(`${base}/flows/${oauth}`);
     const detail = await (await page(`/flows/${oauth}`)).text();
     expect(detail).toContain('The full URL, held in memory by the running guard');
     // The nested original was answered at once: the flow is over, and the guard says so.
-    expect(await (await post(`/flows/${oauth}/confirm`, {}, `/flows/${oauth}`)).json()).toMatchObject({ ok: false, code: 'E_ILLEGAL_TRANSITION', message: expect.stringContaining('ORIGINAL_RESPONSE_ACCEPTED is terminal') });
+    expect(await (await post(`/flows/${oauth}/confirm`, {}, `/flows/${oauth}`)).json()).toMatchObject({
+      ok: false,
+      code: 'E_ILLEGAL_TRANSITION',
+      message: expect.stringContaining('ORIGINAL_RESPONSE_ACCEPTED is terminal'),
+    });
 
     // A -32042 requirement the host has not acted on yet: the user gives it up on the page.
     await expect(client.callTool({ name: 'pay', arguments: {} })).rejects.toMatchObject({ code: -32042 });
     await vi.waitFor(() => expect(stderr.match(/URL flow nav_[0-9a-f]+ started/g)).toHaveLength(2));
     const pay = [...stderr.matchAll(/URL flow (nav_[0-9a-f]+) started/g)][1]![1]!;
-    expect(await (await post(`/flows/${pay}/cancel`, {}, `/flows/${pay}`)).json()).toEqual({ ok: true, from: 'USER_REVIEW', state: 'CANCELLED', via: 'guard' });
+    expect(await (await post(`/flows/${pay}/cancel`, {}, `/flows/${pay}`)).json()).toEqual({
+      ok: true,
+      from: 'USER_REVIEW',
+      state: 'CANCELLED',
+      via: 'guard',
+    });
   });
 
   it('the rollback switch stops the proxy issuing URL elicitations, and resumes it', async () => {
@@ -104,9 +139,18 @@ describe('proxy --ui', { timeout: 60_000 }, () => {
     const file = new RollbackFile(tmp.dir);
     expect(file.read().issuing).toBe('open');
     file.write({ issuing: 'stopped' });
-    await vi.waitFor(async () => expect({ answer: await call('open-oauth'), file: file.read(), stderr }).toMatchObject({ answer: { result: { action: 'decline' } } }), { timeout: 20_000, interval: 200 });
+    await vi.waitFor(
+      async () =>
+        expect({ answer: await call('open-oauth'), file: file.read(), stderr }).toMatchObject({
+          answer: { result: { action: 'decline' } },
+        }),
+      { timeout: 20_000, interval: 200 },
+    );
     file.write({ issuing: 'open' });
-    await vi.waitFor(async () => expect(await call('open-oauth')).toEqual({ result: { action: 'accept' } }), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(async () => expect(await call('open-oauth')).toEqual({ result: { action: 'accept' } }), {
+      timeout: 15_000,
+      interval: 200,
+    });
   });
 
   it('removes the access link file when the proxy exits', async () => {
@@ -125,7 +169,18 @@ describe('proxy --ui when the page cannot start', { timeout: 60_000 }, () => {
     let stderr = '';
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [...tsx, 'src/cli/main.ts', 'proxy', '--ledger', join(tmp.dir, 'ledger.sqlite'), `--ui=${port}`, '--', process.execPath, ...tsx, 'fixtures/servers/elicitation-server.ts'],
+      args: [
+        ...tsx,
+        'src/cli/main.ts',
+        'proxy',
+        '--ledger',
+        join(tmp.dir, 'ledger.sqlite'),
+        `--ui=${port}`,
+        '--',
+        process.execPath,
+        ...tsx,
+        'fixtures/servers/elicitation-server.ts',
+      ],
       cwd: root,
       stderr: 'pipe',
     });
@@ -148,7 +203,11 @@ describe('proxy --ui when the page cannot start', { timeout: 60_000 }, () => {
   it('refuses --ui given twice, or a port that is not one', async () => {
     const { spawnSync } = await import('node:child_process');
     for (const args of [['--ui', '--ui'], ['--ui=70000'], ['--ui=abc']]) {
-      const run = spawnSync(process.execPath, [...tsx, 'src/cli/main.ts', 'proxy', '--ledger', 'memory', ...args, '--', 'true'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+      const run = spawnSync(process.execPath, [...tsx, 'src/cli/main.ts', 'proxy', '--ledger', 'memory', ...args, '--', 'true'], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(run.status).toBe(2);
       expect(run.stderr).toMatch(/mcp-elicitation-guard proxy: (--ui given twice|--ui must be a port number)/);
     }

@@ -59,8 +59,19 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
     const stderr = new PassThrough();
     let out = '';
     stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    served = ledgerServeCommand(['--ledger', file], { stdin: new PassThrough(), stdout, stderr, isTTY: false, cwd: tmp.dir, signals, clock: () => START + 20 * 60_000 });
-    await vi.waitFor(() => expect(out).toMatch(/query page: http:\/\/127\.0\.0\.1:\d+\/login\?key=\S+\n/), { timeout: 20_000, interval: 20 });
+    served = ledgerServeCommand(['--ledger', file], {
+      stdin: new PassThrough(),
+      stdout,
+      stderr,
+      isTTY: false,
+      cwd: tmp.dir,
+      signals,
+      clock: () => START + 20 * 60_000,
+    });
+    await vi.waitFor(() => expect(out).toMatch(/query page: http:\/\/127\.0\.0\.1:\d+\/login\?key=\S+\n/), {
+      timeout: 20_000,
+      interval: 20,
+    });
     accessUrl = /query page: (\S+)/.exec(out)![1]!;
     origin = new URL(accessUrl).origin;
     port = new URL(accessUrl).port;
@@ -101,7 +112,12 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
   it('lists expired and pending flows first, with the registrable domain highlighted and no live link to any target', async () => {
     const states = await page.locator('table.flows tbody tr td:first-child .state').allTextContents();
     expect(states).toEqual(['EXPIRED', 'OUT_OF_BAND_PENDING', 'DECLINED', 'ORIGINAL_RESPONSE_ACCEPTED']);
-    expect(await page.locator('table.flows .meg-url-full mark.meg-registrable').allTextContents()).toEqual(['stripe.com', 'google.com', 'example.org', 'github.com']);
+    expect(await page.locator('table.flows .meg-url-full mark.meg-registrable').allTextContents()).toEqual([
+      'stripe.com',
+      'google.com',
+      'example.org',
+      'github.com',
+    ]);
     const hrefs = await page.locator('a[href]').evaluateAll((links) => links.map((a) => (a as unknown as { href: string }).href));
     for (const href of hrefs) expect(new URL(href).origin).toBe(origin);
     mkdirSync(IMAGES, { recursive: true });
@@ -127,14 +143,33 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
     await page.click(`a.flow-link[href="/flows/${ids.pending}"]`);
     await page.waitForURL(`${origin}/flows/${ids.pending}`);
     const record = await page.locator('dl.record').first().textContent();
-    for (const name of ['elicitationId', 'signin-1', 'originalRequestDigest', 'target.urlDigest', 'stateNonceDigest', 'sessionGeneration', 'user:alice@example.com']) expect(record).toContain(name);
+    for (const name of [
+      'elicitationId',
+      'signin-1',
+      'originalRequestDigest',
+      'target.urlDigest',
+      'stateNonceDigest',
+      'sessionGeneration',
+      'user:alice@example.com',
+    ])
+      expect(record).toContain(name);
     expect(record).not.toContain('af0ifjsldkj'); // the URL's query never reached the ledger
-    expect(await page.locator('ol.timeline li .trigger').allTextContents()).toEqual(['on presented', 'on user-accepted', 'on navigation-opened']);
+    expect(await page.locator('ol.timeline li .trigger').allTextContents()).toEqual([
+      'on presented',
+      'on user-accepted',
+      'on navigation-opened',
+    ]);
     expect(await page.locator('table.receipts .decision').first().textContent()).toBe('accept');
     expect(await page.locator('section:has(h2:text("Lineage"))').textContent()).toContain('original request sha256');
     await page.screenshot({ path: join(IMAGES, 'query-page-flow.png'), fullPage: true });
     await page.click('button.copy');
-    await vi.waitFor(async () => expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe('https://accounts.google.com'));
+    await vi.waitFor(async () =>
+      expect(
+        await page.evaluate(() =>
+          (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText(),
+        ),
+      ).toBe('https://accounts.google.com'),
+    );
   });
 
   it('"I have finished" confirms the pending flow in the ledger, and the page shows it', async () => {
@@ -142,7 +177,10 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
     await page.waitForURL(`${origin}/flows/${ids.pending}`);
     expect(await page.locator('.flash-ok').textContent()).toContain('Confirmed: OUT_OF_BAND_PENDING → REQUIREMENT_VERIFIED');
     expect(await page.locator('p.now .state').first().textContent()).toBe('REQUIREMENT_VERIFIED');
-    expect(await stateOf(ids.pending)).toMatchObject({ state: 'REQUIREMENT_VERIFIED', triggers: expect.arrayContaining(['user-confirmed']) });
+    expect(await stateOf(ids.pending)).toMatchObject({
+      state: 'REQUIREMENT_VERIFIED',
+      triggers: expect.arrayContaining(['user-confirmed']),
+    });
     // Shown once: a reload has no banner.
     await page.reload();
     expect(await page.locator('.flash').count()).toBe(0);
@@ -154,7 +192,10 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
     await page.click('button.button-retry');
     await page.waitForURL(`${origin}/flows/${ids.expired}`);
     expect(await page.locator('.flash-ok').textContent()).toContain('Retried: EXPIRED → USER_RETRY');
-    expect(await stateOf(ids.expired)).toEqual({ state: 'USER_RETRY', triggers: [null, 'presented', 'user-accepted', 'navigation-opened', 'ttl-expired', 'manual-recovery'] });
+    expect(await stateOf(ids.expired)).toEqual({
+      state: 'USER_RETRY',
+      triggers: [null, 'presented', 'user-accepted', 'navigation-opened', 'ttl-expired', 'manual-recovery'],
+    });
     await page.goto(`${origin}/`);
     expect(await page.locator(`tr:has(a.flow-link[href="/flows/${ids.expired}"]) .state`).textContent()).toBe('USER_RETRY');
   });
@@ -174,7 +215,10 @@ describe.runIf(run)('query page in headless Chromium', { timeout: 60_000 }, () =
   it('refuses a POST without the CSRF token or with a wrong one, even with the session cookie', async () => {
     await page.goto(`${origin}/flows/${ids.expired}`);
     const statuses = await page.evaluate(async (id) => {
-      const post = (body: string) => fetch(`/flows/${id}/cancel`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }).then((r) => r.status);
+      const post = (body: string) =>
+        fetch(`/flows/${id}/cancel`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }).then(
+          (r) => r.status,
+        );
       return [await post(''), await post('csrf=guessed')];
     }, ids.expired);
     expect(statuses).toEqual([403, 403]);

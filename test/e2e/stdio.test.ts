@@ -9,7 +9,9 @@ import { createGuard } from '../../src/core/guard.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const events: GuardEvent[] = [];
-const onElicit = vi.fn(async (request: { params: Record<string, unknown> }) => (request.params.mode === 'url' ? { action: 'accept' as const } : { action: 'accept' as const, content: { project: 'demo', replicas: 2 } }));
+const onElicit = vi.fn(async (request: { params: Record<string, unknown> }) =>
+  request.params.mode === 'url' ? { action: 'accept' as const } : { action: 'accept' as const, content: { project: 'demo', replicas: 2 } },
+);
 const onComplete = vi.fn(async (_notification: unknown) => {});
 let client: Client;
 
@@ -20,7 +22,12 @@ async function call(name: string, args: Record<string, unknown> = {}): Promise<R
 }
 
 beforeAll(async () => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'fixtures/servers/elicitation-server.ts'], cwd: root, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'fixtures/servers/elicitation-server.ts'],
+    cwd: root,
+    stderr: 'pipe',
+  });
   client = new Client({ name: 'e2e-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
   client.setRequestHandler(ElicitRequestSchema, onElicit);
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, onComplete);
@@ -34,10 +41,14 @@ afterAll(async () => {
 describe('the guard in front of a real server process over stdio', () => {
   it('refuses a password form; the server sees -32602 E_SENSITIVE_FIELD and the host handler is never called', async () => {
     const before = onElicit.mock.calls.length;
-    expect(await call('ask-password')).toMatchObject({ error: { code: -32602, data: { code: 'E_SENSITIVE_FIELD', fields: [{ name: 'password', class: 'credential' }] } } });
+    expect(await call('ask-password')).toMatchObject({
+      error: { code: -32602, data: { code: 'E_SENSITIVE_FIELD', fields: [{ name: 'password', class: 'credential' }] } },
+    });
     expect(await call('ask-api-key-de')).toMatchObject({ error: { code: -32602, data: { code: 'E_SENSITIVE_FIELD' } } });
     expect(onElicit.mock.calls.length).toBe(before);
-    expect(events.filter((e) => e.type === 'form.sensitive').every((e) => e.server.name === 'elicitation-fixture' && e.server.key === 'fixture')).toBe(true);
+    expect(
+      events.filter((e) => e.type === 'form.sensitive').every((e) => e.server.name === 'elicitation-fixture' && e.server.key === 'fixture'),
+    ).toBe(true);
   });
 
   it('delivers a benign form and returns the checked answer', async () => {
@@ -53,6 +64,10 @@ describe('the guard in front of a real server process over stdio', () => {
     await call('complete', { ids: ['nobody-asked', 'oauth-1', 'oauth-1', 'phish-1'] });
     await vi.waitFor(() => expect(onComplete).toHaveBeenCalledTimes(1));
     expect(onComplete.mock.calls[0]?.[0]).toMatchObject({ params: { elicitationId: 'oauth-1' } });
-    expect(events.filter((e) => e.type === 'completion.dropped').map((e) => (e.type === 'completion.dropped' ? e.reason : null))).toEqual(['unknown', 'duplicate', 'unknown']);
+    expect(events.filter((e) => e.type === 'completion.dropped').map((e) => (e.type === 'completion.dropped' ? e.reason : null))).toEqual([
+      'unknown',
+      'duplicate',
+      'unknown',
+    ]);
   });
 });

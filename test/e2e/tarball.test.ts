@@ -17,7 +17,14 @@ const prefix = join(work, 'prefix');
 const binDir = process.platform === 'win32' ? prefix : join(prefix, 'bin');
 const bin = join(binDir, process.platform === 'win32' ? 'mcp-elicitation-guard.cmd' : 'mcp-elicitation-guard');
 // The installed command on PATH, as a shell would find it; HOME and XDG dirs of the scratch folder.
-const env = { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`, HOME: work, XDG_STATE_HOME: join(work, 'state'), XDG_CONFIG_HOME: join(work, 'config'), npm_config_update_notifier: 'false' };
+const env = {
+  ...process.env,
+  PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`,
+  HOME: work,
+  XDG_STATE_HOME: join(work, 'state'),
+  XDG_CONFIG_HOME: join(work, 'config'),
+  npm_config_update_notifier: 'false',
+};
 const config = join(work, 'claude_desktop_config.json');
 const policy = join(work, 'config', 'mcp', 'elicitation-policy.json');
 
@@ -28,9 +35,21 @@ function cli(args: string[]) {
 beforeAll(() => {
   // The package as `npm ci` built it (prepare); packing without scripts leaves dist/ alone while
   // other test files read it.
-  if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is missing: run "npm run build" (npm ci does it through prepare)');
-  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--silent'], { cwd: root, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } }).trim().split('\n').at(-1)!;
-  execFileSync('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', join(work, packed)], { cwd: work, encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (!existsSync(join(root, 'dist', 'cli', 'main.js')))
+    throw new Error('dist/ is missing: run "npm run build" (npm ci does it through prepare)');
+  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--silent'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  })
+    .trim()
+    .split('\n')
+    .at(-1)!;
+  execFileSync(
+    'npm',
+    ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', join(work, packed)],
+    { cwd: work, encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   copyFileSync(join(root, 'fixtures', 'hosts', 'claude_desktop_config.json'), config);
 }, 600_000);
 
@@ -43,7 +62,9 @@ describe('installed from the packed tarball', () => {
     expect(existsSync(bin)).toBe(true);
     const pkg = join(prefix, process.platform === 'win32' ? '' : 'lib', 'node_modules', 'mcp-elicitation-guard');
     expect(readdirSync(join(pkg, 'node_modules'))).toContain('better-sqlite3');
-    expect(cli(['--version']).stdout.trim()).toBe((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(cli(['--version']).stdout.trim()).toBe(
+      (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version,
+    );
   });
 
   it('install --host claude-desktop --config <fixture> --dry-run shows the wrapped entries and writes nothing', () => {
@@ -70,7 +91,26 @@ describe('installed from the packed tarball', () => {
   it('proxies the fixture server: decisions on stderr, receipts in the SQLite ledger', async () => {
     const ledger = join(work, 'ledger.sqlite');
     const audit = join(work, 'audit.jsonl');
-    const child = spawn('mcp-elicitation-guard', ['proxy', '--server', 'everything', '--policy', policy, '--ledger', ledger, '--audit', audit, '--', process.execPath, '--import', 'tsx', 'fixtures/servers/elicitation-server.ts'], { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(
+      'mcp-elicitation-guard',
+      [
+        'proxy',
+        '--server',
+        'everything',
+        '--policy',
+        policy,
+        '--ledger',
+        ledger,
+        '--audit',
+        audit,
+        '--',
+        process.execPath,
+        '--import',
+        'tsx',
+        'fixtures/servers/elicitation-server.ts',
+      ],
+      { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const messages: Record<string, unknown>[] = [];
@@ -83,12 +123,22 @@ describe('installed from the packed tarball', () => {
         const message = JSON.parse(line) as Record<string, unknown>;
         messages.push(message);
         // The host accepts the URL the guard let through (it draws its own consent UI).
-        if (message.method === 'elicitation/create') child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { action: 'accept' } }) + '\n');
+        if (message.method === 'elicitation/create')
+          child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { action: 'accept' } }) + '\n');
       }
     });
     const send = (m: unknown) => child.stdin.write(JSON.stringify(m) + '\n');
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {}, url: {} } }, clientInfo: { name: 'tarball-host', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { elicitation: { form: {}, url: {} } },
+        clientInfo: { name: 'tarball-host', version: '1' },
+      },
+    });
     await vi.waitFor(() => expect(messages.some((m) => m.id === 1)).toBe(true), { timeout: 30_000 });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask-password', arguments: {} } });
@@ -97,14 +147,18 @@ describe('installed from the packed tarball', () => {
     child.stdin.end();
     expect(await exited).toBe(0);
 
-    expect(stderr).toMatch(/^mcp-elicitation-guard: BLOCK form from everything: field "password" \(credential: name:password, title:password\)/mu);
+    expect(stderr).toMatch(
+      /^mcp-elicitation-guard: BLOCK form from everything: field "password" \(credential: name:password, title:password\)/mu,
+    );
     expect(stderr).not.toContain('receipts are kept in memory only');
     const list = cli(['ledger', 'list', '--ledger', ledger, '--json']);
     expect(list.status, list.stderr).toBe(0);
     const rows = JSON.parse(list.stdout) as { id: string }[];
     expect(rows).toHaveLength(1);
     const shown = cli(['ledger', 'show', rows[0]!.id, '--ledger', ledger, '--json']);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ record: { elicitationId: 'oauth-1', server: { key: 'everything', name: 'elicitation-fixture' } } });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      record: { elicitationId: 'oauth-1', server: { key: 'everything', name: 'elicitation-fixture' } },
+    });
     expect(readFileSync(audit, 'utf8')).toContain('"type":"elicitation.refused"');
     const summary = cli(['audit', 'summary', audit]);
     expect(summary.stdout).toMatch(/everything +block form +E_SENSITIVE_FIELD +1/u);

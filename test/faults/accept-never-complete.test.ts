@@ -21,7 +21,9 @@ async function setup() {
   let now = 1_800_000_000_000;
   const events: GuardEvent[] = [];
   const ledger = new MemoryLedger();
-  const guard = invariants.guard(createGuard({ clock: () => now, ledger, policy: { completion: { ttlSeconds: 60 } }, onEvent: (e) => events.push(e) }));
+  const guard = invariants.guard(
+    createGuard({ clock: () => now, ledger, policy: { completion: { ttlSeconds: 60 } }, onEvent: (e) => events.push(e) }),
+  );
   const host = await lineageHost(guard);
   hosts.push(host);
   return { guard, host, events, ledger, advance: (ms: number) => (now += ms) };
@@ -56,7 +58,12 @@ describe('fault: accept, then no completion ever', () => {
     await guard.flush();
     const [stored] = await ledger.listNavigations();
     expect((await ledger.listTransitions(stored!.record.id)).map((t) => t.to)).toContain('EXPIRED');
-    expect(guard.metrics()).toMatchObject({ completionsDelivered: 0, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1, completionNoticesAdvancingUnknown: 0 });
+    expect(guard.metrics()).toMatchObject({
+      completionsDelivered: 0,
+      originalOperationsAccepted: 1,
+      maxAcceptancesPerLineage: 1,
+      completionNoticesAdvancingUnknown: 0,
+    });
     invariants.expectGuard(guard);
   });
 

@@ -45,7 +45,13 @@ describe('fault: completion before accept', () => {
     expect(await original).toBe('connected #1');
     expect(host.notices).toEqual(['connect-1']);
     expect(guard.flow('connect-1')?.state).toBe('ORIGINAL_RESPONSE_ACCEPTED');
-    expect(guard.metrics()).toMatchObject({ completionsDropped: 1, completionsDelivered: 1, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1, completionNoticesAdvancingUnknown: 0 });
+    expect(guard.metrics()).toMatchObject({
+      completionsDropped: 1,
+      completionsDelivered: 1,
+      originalOperationsAccepted: 1,
+      maxAcceptancesPerLineage: 1,
+      completionNoticesAdvancingUnknown: 0,
+    });
     invariants.expectGuard(guard);
   });
 

@@ -46,7 +46,16 @@ beforeAll(async () => {
   ledgerPath = join(dir, 'ledger.sqlite');
   ledger = await SqliteLedger.open(ledgerPath);
   log = createAuditLog(auditPath);
-  guard = invariants.guard(createGuard({ ledger, subject: 'user-7', onEvent: (e) => { events.push(e); log.write(e); } }));
+  guard = invariants.guard(
+    createGuard({
+      ledger,
+      subject: 'user-7',
+      onEvent: (e) => {
+        events.push(e);
+        log.write(e);
+      },
+    }),
+  );
   const ui = scriptedUi({
     url: () => 'accept',
     // The user pastes a token into an ordinary text field.
@@ -59,7 +68,12 @@ beforeAll(async () => {
         if (request.params.name === 'required') {
           throw new UrlElicitationRequiredError(
             [
-              { mode: 'url', message: `Authorize with ${T.slack}`, url: `https://accounts.example.com/authorize?access_token=${T.github}`, elicitationId: 'req-1' },
+              {
+                mode: 'url',
+                message: `Authorize with ${T.slack}`,
+                url: `https://accounts.example.com/authorize?access_token=${T.github}`,
+                elicitationId: 'req-1',
+              },
               { mode: 'url', message: `Confirm, key ${T.aws}`, url: 'https://accounts.example.com/confirm?flow=2', elicitationId: 'req-2' },
             ],
             `URL elicitation required (${T.stripe})`,
@@ -84,17 +98,45 @@ beforeAll(async () => {
       type: 'object',
       properties: {
         project: { type: 'string', title: `Project (${T.aws})`, description: `Shown with ${T.slack}`, default: T.stripe },
-        region: { type: 'string', title: 'Region', oneOf: [{ const: 'eu', title: `Europe ${T.github}` }, { const: 'us', title: 'US' }] },
+        region: {
+          type: 'string',
+          title: 'Region',
+          oneOf: [
+            { const: 'eu', title: `Europe ${T.github}` },
+            { const: 'us', title: 'US' },
+          ],
+        },
       },
     },
   });
   // An ordinary form; the user types a token into it.
-  await ask({ mode: 'form', message: 'Name the project', requestedSchema: { type: 'object', properties: { project: { type: 'string', title: 'Project' }, region: { type: 'string', enum: ['eu', 'us'] } } } });
+  await ask({
+    mode: 'form',
+    message: 'Name the project',
+    requestedSchema: {
+      type: 'object',
+      properties: { project: { type: 'string', title: 'Project' }, region: { type: 'string', enum: ['eu', 'us'] } },
+    },
+  });
   // A form asking for a credential, with tokens in its message and title.
-  await ask({ mode: 'form', message: `Paste your key (old one was ${T.stripe})`, requestedSchema: { type: 'object', properties: { api_key: { type: 'string', title: `API key, e.g. ${T.github}` } } } });
+  await ask({
+    mode: 'form',
+    message: `Paste your key (old one was ${T.stripe})`,
+    requestedSchema: { type: 'object', properties: { api_key: { type: 'string', title: `API key, e.g. ${T.github}` } } },
+  });
   // A URL with a token in it, and a clean URL whose message carries one.
-  await ask({ mode: 'url', message: `Sign in ${T.jwt}`, url: `https://accounts.example.com/login?session=${T.jwt}`, elicitationId: 'url-1' });
-  await ask({ mode: 'url', message: `Connect, reference ${T.aws} ${T.slack}`, url: 'https://accounts.example.com/connect?flow=3', elicitationId: 'url-2' });
+  await ask({
+    mode: 'url',
+    message: `Sign in ${T.jwt}`,
+    url: `https://accounts.example.com/login?session=${T.jwt}`,
+    elicitationId: 'url-1',
+  });
+  await ask({
+    mode: 'url',
+    message: `Connect, reference ${T.aws} ${T.slack}`,
+    url: 'https://accounts.example.com/connect?flow=3',
+    elicitationId: 'url-2',
+  });
   // A -32042 list with a tokened URL, tokened messages and a tokened error message.
   await host.client.callTool({ name: 'required', arguments: {} }).catch((e: unknown) => serverSaw.push(e));
   await guard.flush();

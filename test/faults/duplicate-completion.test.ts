@@ -38,7 +38,13 @@ describe('fault: a completion notice delivered twice', () => {
     expect(guard.flow('connect-1')?.state).toBe('ORIGINAL_RESPONSE_ACCEPTED');
     expect(events.filter((e) => e.type === 'flow.transition' && e.to === 'COMPLETION_NOTIFIED')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'receipt.business')).toHaveLength(1);
-    expect(guard.metrics()).toMatchObject({ completionsDelivered: 1, completionsDropped: 2, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1, completionNoticesAdvancingUnknown: 0 });
+    expect(guard.metrics()).toMatchObject({
+      completionsDelivered: 1,
+      completionsDropped: 2,
+      originalOperationsAccepted: 1,
+      maxAcceptancesPerLineage: 1,
+      completionNoticesAdvancingUnknown: 0,
+    });
     invariants.expectGuard(guard);
   });
 
@@ -51,7 +57,9 @@ describe('fault: a completion notice delivered twice', () => {
     const ticket = await guard.recordConsent('pay-1', 'accept');
     await guard.openUrl(ticket!, () => {});
     host.meetPayment();
-    await Promise.all([1, 2, 3].map(() => host.server.notification({ method: 'notifications/elicitation/complete', params: { elicitationId: 'pay-1' } })));
+    await Promise.all(
+      [1, 2, 3].map(() => host.server.notification({ method: 'notifications/elicitation/complete', params: { elicitationId: 'pay-1' } })),
+    );
     await vi.waitFor(() => expect(dropped(events)).toHaveLength(2));
     expect(host.notices).toEqual(['pay-1']);
     expect(guard.flow('pay-1')?.state).toBe('ERROR_RETRY_ELIGIBLE');
@@ -59,7 +67,12 @@ describe('fault: a completion notice delivered twice', () => {
     expect(await host.pay()).toBe('paid #1');
     expect(guard.flow('pay-1')?.state).toBe('RETRY_RESPONSE_ACCEPTED');
     expect(host.operations.pay).toBe(1);
-    expect(guard.metrics()).toMatchObject({ completionsDelivered: 1, completionsDropped: 2, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1 });
+    expect(guard.metrics()).toMatchObject({
+      completionsDelivered: 1,
+      completionsDropped: 2,
+      originalOperationsAccepted: 1,
+      maxAcceptancesPerLineage: 1,
+    });
     invariants.expectGuard(guard);
   });
 });

@@ -28,7 +28,9 @@ function refusal(): Extract<ConnectEvent, { type: 'connect.refused' }> {
 }
 
 /** Mallory's MCP session asks for a connection; his browser opens the connect page and stops at the provider's sign-in link. */
-async function malloryStarts(session: string): Promise<{ link: UrlElicitationParams; authorize: string; browser: TestBrowser; notices: string[] }> {
+async function malloryStarts(
+  session: string,
+): Promise<{ link: UrlElicitationParams; authorize: string; browser: TestBrowser; notices: string[] }> {
   for (const [subject, account] of Object.entries(ACCOUNTS)) suite.world.knowAccount(subject, account);
   const guard = invariants.guard(createGuard({ policy: { profile: 'development' }, subject: MALLORY }));
   const host = await connectHost(guard, { configure: suite.world.mcpServer(MALLORY, session) });
@@ -58,7 +60,7 @@ async function expectNothingBound(): Promise<void> {
 }
 
 describe('fault: the forwarded link, replayed by its owner', () => {
-  it('refuses the victim\'s callback, then the owner\'s replay: nothing bound, the code never redeemed, the flow retired and recorded', async () => {
+  it("refuses the victim's callback, then the owner's replay: nothing bound, the code never redeemed, the flow retired and recorded", async () => {
     suite.world.useService();
     const { link, authorize, browser: malloryBrowser, notices } = await malloryStarts('session-m1');
     const grantsBefore = suite.world.provider.grants();
@@ -69,7 +71,12 @@ describe('fault: the forwarded link, replayed by its owner', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toContain('do not send it');
     // Refused for the browser, before anyone's subject is compared; the flow is over.
-    expect(refusal()).toMatchObject({ code: ConnectCode.otherBrowser, stage: 'callback', retired: true, elicitationId: link.elicitationId });
+    expect(refusal()).toMatchObject({
+      code: ConnectCode.otherBrowser,
+      stage: 'callback',
+      retired: true,
+      elicitationId: link.elicitationId,
+    });
 
     const replay = await open(malloryBrowser, callback);
     expect(replay.status).toBe(400);
@@ -82,7 +89,13 @@ describe('fault: the forwarded link, replayed by its owner', () => {
     // callback must again come back to his own browser, from Alice's provider login.
     expect((await open(malloryBrowser, link.url)).status).toBe(410);
     expect(refusal().code).toBe(ConnectCode.flowRetired);
-    expect(suite.world.service.metrics()).toMatchObject({ tokensBound: 0, crossSubjectBindings: 0, bindingsByOtherBrowser: 0, callbackReplayRefused: 2, flowsRetired: 1 });
+    expect(suite.world.service.metrics()).toMatchObject({
+      tokensBound: 0,
+      crossSubjectBindings: 0,
+      bindingsByOtherBrowser: 0,
+      callbackReplayRefused: 2,
+      flowsRetired: 1,
+    });
     invariants.expectService(suite.world.service);
   });
 
@@ -103,7 +116,7 @@ describe('fault: the forwarded link, replayed by its owner', () => {
     invariants.expectService(suite.world.service);
   });
 
-  it('refuses a callback URL that never reached the server before the owner opened it, when the server knows the user\'s provider account', async () => {
+  it("refuses a callback URL that never reached the server before the owner opened it, when the server knows the user's provider account", async () => {
     // The victim's browser never loads the callback (she copies the address as the redirect
     // starts). The owner's browser has the binding and his session: only the provider account
     // tells. With providerSubjectFor the server knows it, and refuses before storing anything.

@@ -6,7 +6,7 @@ import { ConnectCode } from '../../src/server/connect-audit.js';
 import type { UrlElicitationParams } from '../../src/server/connect.js';
 import { scriptedUi } from '../adapters/sdk/harness.js';
 import { open, PROVIDER, useConnectWorld } from './support/connect-world.js';
-import { connectHost, guardCode, rejection, } from './support/sdk.js';
+import { connectHost, guardCode, rejection } from './support/sdk.js';
 
 // Fault: the account-binding attack. Mallory starts a connection for his own account and forwards
 // the link to Alice (here: through a server that relays it to her MCP session). If Alice completed
@@ -22,7 +22,7 @@ function guardFor(subject: string) {
 }
 
 describe('fault: an attacker-forwarded connect link', () => {
-  it('refuses Alice on Mallory\'s link: nothing bound to anyone, no completion, and Mallory\'s own flow binds only to him', async () => {
+  it("refuses Alice on Mallory's link: nothing bound to anyone, no completion, and Mallory's own flow binds only to him", async () => {
     const malloryGuard = guardFor('mcp|mallory');
     const mallory = await connectHost(malloryGuard, { configure: suite.world.mcpServer('mcp|mallory', 'session-mallory') });
     hosts.push(mallory);

@@ -41,7 +41,11 @@ describe('fault: a nested flow retried by the client', () => {
     host.finishOutOfBand();
     expect(await again).toBe('connected #2');
     expect(host.operations.connect).toBe(2);
-    expect(guard.metrics()).toMatchObject({ originalOperationsAccepted: 2, maxAcceptancesPerLineage: 1, completionNoticesAdvancingUnknown: 0 });
+    expect(guard.metrics()).toMatchObject({
+      originalOperationsAccepted: 2,
+      maxAcceptancesPerLineage: 1,
+      completionNoticesAdvancingUnknown: 0,
+    });
     invariants.expectGuard(guard);
   });
 

@@ -4,7 +4,7 @@ import { createGuard } from '../../src/core/guard.js';
 import { ConnectCode } from '../../src/server/connect-audit.js';
 import { MemoryConnectFlowStore, type ConnectAttempt } from '../../src/server/connect-store.js';
 import { open, PROVIDER, useConnectWorld } from './support/connect-world.js';
-import { connectHost, rejection, } from './support/sdk.js';
+import { connectHost, rejection } from './support/sdk.js';
 
 // Fault: the OAuth callback comes back wrong: no state, a forged state, two states, a replayed
 // callback, or a code redeemed with the wrong PKCE verifier. Nothing may be bound, no completion
@@ -74,7 +74,12 @@ describe('fault: OAuth state and PKCE errors', () => {
     const result = await host.client.callTool({ name: 'connect', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: `connected to ${PROVIDER} for mcp|alice` }]);
     expect(guard.metrics()).toMatchObject({ completionsDelivered: 1, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1 });
-    expect(suite.world.service.metrics()).toMatchObject({ tokensBound: 1, crossSubjectBindings: 0, bindingsByOtherBrowser: 0, flowsRetired: 0 });
+    expect(suite.world.service.metrics()).toMatchObject({
+      tokensBound: 1,
+      crossSubjectBindings: 0,
+      bindingsByOtherBrowser: 0,
+      flowsRetired: 0,
+    });
     invariants.expectGuard(guard);
     invariants.expectService(suite.world.service);
   });

@@ -19,7 +19,7 @@ function dropped(events: GuardEvent[]): string[] {
 }
 
 describe('fault: a notice from an old session', () => {
-  it('drops the old session\'s notice as stale after re-initialize; the new session\'s own notice still works', async () => {
+  it("drops the old session's notice as stale after re-initialize; the new session's own notice still works", async () => {
     const events: GuardEvent[] = [];
     const guard = invariants.guard(createGuard({ onEvent: (e) => events.push(e) }));
 
@@ -48,7 +48,12 @@ describe('fault: a notice from an old session', () => {
     second.finishOutOfBand();
     expect(await current).toBe('connected #1');
     expect(second.notices).toEqual(['new-connect-1']);
-    expect(guard.metrics()).toMatchObject({ completionsDelivered: 1, completionsDropped: 2, completionNoticesAdvancingUnknown: 0, maxAcceptancesPerLineage: 1 });
+    expect(guard.metrics()).toMatchObject({
+      completionsDelivered: 1,
+      completionsDropped: 2,
+      completionNoticesAdvancingUnknown: 0,
+      maxAcceptancesPerLineage: 1,
+    });
     invariants.expectGuard(guard);
   });
 });

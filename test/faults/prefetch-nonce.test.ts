@@ -75,8 +75,16 @@ async function setup(decision: UrlDecision, nonce: string) {
     onElicit: createElicitationHandler(guard, ui, { opener: user.open }),
     configure: (server) =>
       server.setRequestHandler(CallToolRequestSchema, async (request) => {
-        if (request.params.name === 'required') throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Sign in', url: `${base}/signin?nonce=${nonce}`, elicitationId: `np-${nonce}` }]);
-        const answer = await server.elicitInput({ mode: 'url', message: 'Sign in', url: `${base}/signin?nonce=${nonce}`, elicitationId: `np-${nonce}` });
+        if (request.params.name === 'required')
+          throw new UrlElicitationRequiredError([
+            { mode: 'url', message: 'Sign in', url: `${base}/signin?nonce=${nonce}`, elicitationId: `np-${nonce}` },
+          ]);
+        const answer = await server.elicitInput({
+          mode: 'url',
+          message: 'Sign in',
+          url: `${base}/signin?nonce=${nonce}`,
+          elicitationId: `np-${nonce}`,
+        });
         return { content: [{ type: 'text' as const, text: answer.action }] };
       }),
   });
@@ -107,7 +115,10 @@ describe('fault: a prefetch would burn a one-time nonce', () => {
 
   it('loads nothing for a -32042 entry until the user accepts it, then once', async () => {
     const { guard, ui, host, user, hitsWhileReviewing } = await setup('accept', 'n2');
-    const error = await host.client.callTool({ name: 'required', arguments: {} }).then(() => null, (e: unknown) => e);
+    const error = await host.client.callTool({ name: 'required', arguments: {} }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UrlElicitationRequiredError);
     await new Promise((r) => setTimeout(r, 30));
     expect(hits).toEqual([]);

@@ -5,7 +5,7 @@ import { isCrossSubjectBinding } from '../../src/server/connect.js';
 import { ConnectCode } from '../../src/server/connect-audit.js';
 import type { TestBrowser } from '../server/helpers/browser.js';
 import { open, PROVIDER, useConnectWorld } from './support/connect-world.js';
-import { connectHost, rejection, } from './support/sdk.js';
+import { connectHost, rejection } from './support/sdk.js';
 
 // Fault: the browser that completes the connection is signed in to the server as someone other
 // than the MCP user who asked (a shared computer, a switched account), on the connect page or only
@@ -83,7 +83,12 @@ describe('fault: a subject mismatch', () => {
     const result = await fresh.host.client.callTool({ name: 'connect', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: `connected to ${PROVIDER} for mcp|alice` }]);
     expect(fresh.guard.metrics()).toMatchObject({ completionsDelivered: 1, originalOperationsAccepted: 1, maxAcceptancesPerLineage: 1 });
-    expect(suite.world.service.metrics()).toMatchObject({ tokensBound: 1, crossSubjectBindings: 0, bindingsByOtherBrowser: 0, flowsRetired: 1 });
+    expect(suite.world.service.metrics()).toMatchObject({
+      tokensBound: 1,
+      crossSubjectBindings: 0,
+      bindingsByOtherBrowser: 0,
+      flowsRetired: 1,
+    });
     invariants.expectGuard(guard);
     invariants.expectGuard(fresh.guard);
     invariants.expectService(suite.world.service);

@@ -24,7 +24,7 @@ const TOKENS = {
 const URLS: Record<string, string> = {
   'access_token in the query': `https://accounts.example.com/continue?access_token=${TOKENS.githubPat}`,
   'a JWT under a harmless name': `https://accounts.example.com/continue?session=${TOKENS.jwt}`,
-  'userinfo': 'https://admin:s3cr3t-Pa55w0rd@accounts.example.com/continue',
+  userinfo: 'https://admin:s3cr3t-Pa55w0rd@accounts.example.com/continue',
 };
 
 async function setup() {
@@ -54,7 +54,12 @@ describe('fault: a URL that carries a token', () => {
     await host.server.notification({ method: 'notifications/elicitation/complete', params: { elicitationId: 'tok-1' } });
     await new Promise((r) => setTimeout(r, 5));
     expect(host.notices).toEqual([]);
-    expect(guard.metrics()).toMatchObject({ elicitationsRefused: 1, completionsDropped: 1, completionNoticesAdvancingUnknown: 0, sensitiveFieldsLetThrough: 0 });
+    expect(guard.metrics()).toMatchObject({
+      elicitationsRefused: 1,
+      completionsDropped: 1,
+      completionNoticesAdvancingUnknown: 0,
+      sensitiveFieldsLetThrough: 0,
+    });
     expect(guard.metrics().maxAcceptancesPerLineage).toBeLessThanOrEqual(1);
   });
 

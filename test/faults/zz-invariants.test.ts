@@ -27,8 +27,21 @@ const jsonl = (rows: FaultCounters[]) => rows.map((r) => JSON.stringify(r)).join
 
 describe('suite-wide invariant totals', () => {
   it('sums counts and takes the largest acceptances-per-lineage', () => {
-    const totals = sumCounters(parseCounters(jsonl([row('a', { originalOperationsAccepted: 2, maxAcceptancesPerLineage: 1 }), row('b', { originalOperationsAccepted: 3, maxAcceptancesPerLineage: 1, connectServices: 1, tokensBound: 2 })])));
-    expect(totals).toMatchObject({ files: ['a', 'b'], guards: 2, originalOperationsAccepted: 5, maxAcceptancesPerLineage: 1, tokensBound: 2 });
+    const totals = sumCounters(
+      parseCounters(
+        jsonl([
+          row('a', { originalOperationsAccepted: 2, maxAcceptancesPerLineage: 1 }),
+          row('b', { originalOperationsAccepted: 3, maxAcceptancesPerLineage: 1, connectServices: 1, tokensBound: 2 }),
+        ]),
+      ),
+    );
+    expect(totals).toMatchObject({
+      files: ['a', 'b'],
+      guards: 2,
+      originalOperationsAccepted: 5,
+      maxAcceptancesPerLineage: 1,
+      tokensBound: 2,
+    });
     expect(violations(totals)).toEqual([]);
     expect(formatTotals(totals)).toContain('original operations accepted 5; most acceptances of one lineage 1');
   });

@@ -36,16 +36,49 @@ const el = fc.nat({ max: 7 });
 const event: fc.Arbitrary<Event> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ e: fc.constant('call' as const), op: fc.nat({ max: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ e: 'ping' as const }) },
-  { weight: 4, arbitrary: fc.record({ e: fc.constant('respond' as const), pick: fc.nat(), outcome: fc.constantFrom('result', 'result', 'error', 'url-required', 'task') as fc.Arbitrary<'result' | 'error' | 'url-required' | 'task'> }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      e: fc.constant('respond' as const),
+      pick: fc.nat(),
+      outcome: fc.constantFrom('result', 'result', 'error', 'url-required', 'task') as fc.Arbitrary<
+        'result' | 'error' | 'url-required' | 'task'
+      >,
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ e: fc.constant('elicitUrl' as const), el, task: fc.boolean() }) },
   { weight: 2, arbitrary: fc.constant({ e: 'elicitForm' as const }) },
   { weight: 1, arbitrary: fc.record({ e: fc.constant('serverReuse' as const), pick: fc.nat() }) },
-  { weight: 4, arbitrary: fc.record({ e: fc.constant('answer' as const), pick: fc.nat(), action: fc.constantFrom('accept', 'accept', 'decline', 'cancel') as fc.Arbitrary<'accept' | 'decline' | 'cancel'> }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      e: fc.constant('answer' as const),
+      pick: fc.nat(),
+      action: fc.constantFrom('accept', 'accept', 'decline', 'cancel') as fc.Arbitrary<'accept' | 'decline' | 'cancel'>,
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ e: fc.constant('notice' as const), el }) },
-  { weight: 2, arbitrary: fc.record({ e: fc.constant('consent' as const), el, decision: fc.constantFrom('accept', 'decline', 'cancel') as fc.Arbitrary<'accept' | 'decline' | 'cancel'> }) },
-  { weight: 2, arbitrary: fc.record({ e: fc.constant('control' as const), el, control: fc.constantFrom('confirm', 'retry', 'cancel') as fc.Arbitrary<'confirm' | 'retry' | 'cancel'> }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      e: fc.constant('consent' as const),
+      el,
+      decision: fc.constantFrom('accept', 'decline', 'cancel') as fc.Arbitrary<'accept' | 'decline' | 'cancel'>,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      e: fc.constant('control' as const),
+      el,
+      control: fc.constantFrom('confirm', 'retry', 'cancel') as fc.Arbitrary<'confirm' | 'retry' | 'cancel'>,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ e: fc.constant('cancelled' as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ e: fc.constant('clock' as const), ms: fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constant(TTL_MS)) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ e: fc.constant('clock' as const), ms: fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constant(TTL_MS)) }),
+  },
   { weight: 1, arbitrary: fc.constant({ e: 'restart' as const }) },
 );
 
@@ -82,7 +115,14 @@ function run(events: readonly Event[]): string[] {
   const answered = new Set<number>();
   const flows = new Map<string, ModelFlow>();
   const shown: Analysis = { display: null, findings: [] };
-  const present = (elicitationId: string): PresentedEvent<Analysis> => ({ elicitationId, url: 'https://accounts.google.com/', message: 'm', analysis: shown, server: { key: null, name: null, version: null }, subject: null });
+  const present = (elicitationId: string): PresentedEvent<Analysis> => ({
+    elicitationId,
+    url: 'https://accounts.google.com/',
+    message: 'm',
+    analysis: shown,
+    server: { key: null, name: null, version: null },
+    subject: null,
+  });
   const guarded = (f: () => void) => {
     try {
       f();
@@ -94,7 +134,10 @@ function run(events: readonly Event[]): string[] {
     switch (ev.e) {
       case 'call':
       case 'ping': {
-        const request = ev.e === 'call' ? { id: nextId++, method: 'tools/call', params: { name: 'op', arguments: { op: ev.op } } } : { id: nextId++, method: 'ping', params: {} };
+        const request =
+          ev.e === 'call'
+            ? { id: nextId++, method: 'tools/call', params: { name: 'op', arguments: { op: ev.op } } }
+            : { id: nextId++, method: 'ping', params: {} };
         const ruling = book.hostRequest(request);
         if (ruling.ruling === 'pass') inFlight.push(request);
         else reached.refusals += 1;
@@ -103,7 +146,12 @@ function run(events: readonly Event[]): string[] {
       case 'respond': {
         if (inFlight.length === 0) break;
         const [request] = inFlight.splice(ev.pick % inFlight.length, 1);
-        const ruling = book.serverResponse(request!.id, ev.outcome, { jsonrpc: '2.0', id: request!.id, result: {} }, ev.outcome === 'task' ? `t${request!.id}` : undefined);
+        const ruling = book.serverResponse(
+          request!.id,
+          ev.outcome,
+          { jsonrpc: '2.0', id: request!.id, result: {} },
+          ev.outcome === 'task' ? `t${request!.id}` : undefined,
+        );
         if (ruling.ruling === 'accept') reached.accepts += 1;
         if (ruling.ruling === 'url-required') {
           reached.urlRequired += 1;
@@ -124,7 +172,13 @@ function run(events: readonly Event[]): string[] {
         pendingServer.push({ id, form: false, el: elicitationId });
         const known = flows.get(elicitationId);
         const sameGeneration = known !== undefined && known.generation === generation;
-        flows.set(elicitationId, { requestId: id, generation, presentedAt: now, consented: false, done: sameGeneration ? known.done : false });
+        flows.set(elicitationId, {
+          requestId: id,
+          generation,
+          presentedAt: now,
+          consented: false,
+          done: sameGeneration ? known.done : false,
+        });
         break;
       }
       case 'elicitForm': {
@@ -146,7 +200,8 @@ function run(events: readonly Event[]): string[] {
         const ruling = book.answer(asked!.id, 'result', ev.action);
         answered.add(asked!.id);
         if (asked!.form) {
-          if (ruling.ruling !== 'form' || (ruling.requestedSchema as { form: number }).form !== asked!.id) fail(`the answer to form ${asked!.id} was ruled ${JSON.stringify(ruling)}`);
+          if (ruling.ruling !== 'form' || (ruling.requestedSchema as { form: number }).form !== asked!.id)
+            fail(`the answer to form ${asked!.id} was ruled ${JSON.stringify(ruling)}`);
           else reached.formAnswers += 1;
         } else if (ruling.ruling === 'form') fail(`a URL answer ${asked!.id} was checked as a form`);
         const model = asked!.el === null ? undefined : flows.get(asked!.el);
@@ -163,7 +218,13 @@ function run(events: readonly Event[]): string[] {
         const model = flows.get(elicitationId);
         if (ruling.deliver) {
           reached.delivered += 1;
-          if (model === undefined || model.generation !== generation || !model.consented || model.done || now >= model.presentedAt + TTL_MS) {
+          if (
+            model === undefined ||
+            model.generation !== generation ||
+            !model.consented ||
+            model.done ||
+            now >= model.presentedAt + TTL_MS
+          ) {
             fail(`a notice for ${elicitationId} was delivered (model ${JSON.stringify(model)}, generation ${generation})`);
           }
           if (model !== undefined) model.done = true;
@@ -221,7 +282,8 @@ function run(events: readonly Event[]): string[] {
   for (const note of notes) {
     if ('navigationId' in note) {
       if (!canTransition(note.from, note.to, note.trigger)) fail(`${note.from} → ${note.to} on ${note.trigger} is not an edge`);
-      if ((at.get(note.navigationId) ?? 'CREATED') !== note.from) fail(`navigation ${note.navigationId} moved from ${note.from}, but was in ${at.get(note.navigationId)}`);
+      if ((at.get(note.navigationId) ?? 'CREATED') !== note.from)
+        fail(`navigation ${note.navigationId} moved from ${note.from}, but was in ${at.get(note.navigationId)}`);
       at.set(note.navigationId, note.to);
     } else if (note.receipt.schema === 'businessReceipt.v1') {
       const key = JSON.stringify(note.receipt.lineage);
@@ -233,16 +295,20 @@ function run(events: readonly Event[]): string[] {
 }
 
 describe('the flow book against its model', () => {
-  it('keeps every invariant on random event sequences', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(event, { minLength: 10, maxLength: 80, size: 'max' }), async (events) => {
-        const failures = run(events);
-        await new Promise((resolve) => setImmediate(resolve));
-        expect(failures).toEqual([]);
-      }),
-      propertyParameters(300),
-    );
-  }, timeoutFor(300));
+  it(
+    'keeps every invariant on random event sequences',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(event, { minLength: 10, maxLength: 80, size: 'max' }), async (events) => {
+          const failures = run(events);
+          await new Promise((resolve) => setImmediate(resolve));
+          expect(failures).toEqual([]);
+        }),
+        propertyParameters(300),
+      );
+    },
+    timeoutFor(300),
+  );
 
   it('reached the situations the checks are about', () => {
     for (const [situation, count] of Object.entries(reached)) expect(count, situation).toBeGreaterThan(0);

@@ -43,8 +43,19 @@ describe('acceptOriginalOperation', () => {
     const lineage = createLineage('error-retry', scope, 6, digest, 10_000);
     lineage.consentReceiptIds.push('cr_1');
     const first = acceptOriginalOperation(lineage, { jsonrpc: '2.0', id: 8, result: { ok: true } }, 1, deps);
-    expect(first).toMatchObject({ accepted: true, receipt: { lineage: { kind: 'error-retry', originalRequestDigest: digest }, requestId: 8, retryGeneration: 1, requirementReceiptIds: ['cr_1'] } });
-    expect(acceptOriginalOperation(lineage, { jsonrpc: '2.0', id: 9, result: { ok: true } }, 1, deps)).toMatchObject({ accepted: false, code: 'E_ALREADY_ACCEPTED' });
+    expect(first).toMatchObject({
+      accepted: true,
+      receipt: {
+        lineage: { kind: 'error-retry', originalRequestDigest: digest },
+        requestId: 8,
+        retryGeneration: 1,
+        requirementReceiptIds: ['cr_1'],
+      },
+    });
+    expect(acceptOriginalOperation(lineage, { jsonrpc: '2.0', id: 9, result: { ok: true } }, 1, deps)).toMatchObject({
+      accepted: false,
+      code: 'E_ALREADY_ACCEPTED',
+    });
   });
 
   it('scopes lineage keys to the session, generation and original, so a deliberate repeat is a new operation', () => {

@@ -23,7 +23,13 @@ describe('manual controls', () => {
   });
 
   it('cannot cancel once the requirement is verified or the flow has ended', () => {
-    for (const state of ['REQUIREMENT_VERIFIED', 'NESTED_SERVER_CONTINUES', 'ORIGINAL_RESPONSE_ACCEPTED', 'DECLINED', 'CANCELLED'] as const) {
+    for (const state of [
+      'REQUIREMENT_VERIFIED',
+      'NESTED_SERVER_CONTINUES',
+      'ORIGINAL_RESPONSE_ACCEPTED',
+      'DECLINED',
+      'CANCELLED',
+    ] as const) {
       expect(cancelSteps(state)).toBeNull();
       expect(recoverySteps(state)).toBeNull();
     }
@@ -37,6 +43,7 @@ describe('manual controls', () => {
       { to: 'USER_RETRY', trigger: 'manual-recovery' },
       { to: 'REQUIREMENT_VERIFIED', trigger: 'user-confirmed' },
     ]);
-    for (const state of ['USER_REVIEW', 'NAVIGATION_ACCEPTED', 'REQUIREMENT_VERIFIED', 'CANCELLED'] as const) expect(confirmSteps(state)).toBeNull();
+    for (const state of ['USER_REVIEW', 'NAVIGATION_ACCEPTED', 'REQUIREMENT_VERIFIED', 'CANCELLED'] as const)
+      expect(confirmSteps(state)).toBeNull();
   });
 });

@@ -13,7 +13,9 @@ interface Real {
 }
 
 const legalMoves = (state: FlowState): [FlowState, FlowTrigger][] =>
-  Object.entries(DESIGNED_TRIGGERS[state]).flatMap(([to, triggers]) => (triggers ?? []).map((t): [FlowState, FlowTrigger] => [to as FlowState, t]));
+  Object.entries(DESIGNED_TRIGGERS[state]).flatMap(([to, triggers]) =>
+    (triggers ?? []).map((t): [FlowState, FlowTrigger] => [to as FlowState, t]),
+  );
 
 /** Any move at all: legal or not, the implementation must agree with the model. */
 class AnyMove implements fc.Command<Model, Real> {
@@ -124,26 +126,30 @@ class LegalMove implements fc.Command<Model, Real> {
 }
 
 describe('the flow state machine against its model', () => {
-  it('agrees with the model on every move of random runs, probing every state', () => {
-    const probed = new Set<FlowState>();
-    const commands = fc.commands(
-      [
-        fc.tuple(fc.constantFrom(...FLOW_STATES), fc.constantFrom(...FLOW_TRIGGERS)).map(([to, trigger]) => new AnyMove(to, trigger)),
-        fc.tuple(fc.nat({ max: 11 }), fc.constantFrom(...FLOW_TRIGGERS)).map(([pick, trigger]) => new NearMove(pick, trigger)),
-        fc.tuple(fc.nat({ max: 11 }), fc.boolean()).map(([pick, live]) => new LegalMove(pick, live)),
-        fc.nat({ max: 11 }).map((pick) => new LegalMove(pick, true)),
-        fc.nat({ max: 11 }).map((pick) => new LegalMove(pick, true)),
-        fc.constant(new ProbeAll(probed)),
-      ],
-      { maxCommands: 60, size: 'max' },
-    );
-    fc.assert(
-      fc.property(commands, (cmds) => {
-        fc.modelRun(() => ({ model: { state: 'CREATED' as FlowState, time: 0 }, real: { flow: createFlow('nav_model', 0) } }), cmds);
-      }),
-      { numRuns: Number(process.env.FC_RUNS) || 150, seed: 20251125 },
-    );
-    // Agreement proves little unless the runs reached every state and probed it there.
-    expect([...probed].sort()).toEqual([...FLOW_STATES].sort());
-  }, 30_000 + (Number(process.env.FC_RUNS) || 150) * 10);
+  it(
+    'agrees with the model on every move of random runs, probing every state',
+    () => {
+      const probed = new Set<FlowState>();
+      const commands = fc.commands(
+        [
+          fc.tuple(fc.constantFrom(...FLOW_STATES), fc.constantFrom(...FLOW_TRIGGERS)).map(([to, trigger]) => new AnyMove(to, trigger)),
+          fc.tuple(fc.nat({ max: 11 }), fc.constantFrom(...FLOW_TRIGGERS)).map(([pick, trigger]) => new NearMove(pick, trigger)),
+          fc.tuple(fc.nat({ max: 11 }), fc.boolean()).map(([pick, live]) => new LegalMove(pick, live)),
+          fc.nat({ max: 11 }).map((pick) => new LegalMove(pick, true)),
+          fc.nat({ max: 11 }).map((pick) => new LegalMove(pick, true)),
+          fc.constant(new ProbeAll(probed)),
+        ],
+        { maxCommands: 60, size: 'max' },
+      );
+      fc.assert(
+        fc.property(commands, (cmds) => {
+          fc.modelRun(() => ({ model: { state: 'CREATED' as FlowState, time: 0 }, real: { flow: createFlow('nav_model', 0) } }), cmds);
+        }),
+        { numRuns: Number(process.env.FC_RUNS) || 150, seed: 20251125 },
+      );
+      // Agreement proves little unless the runs reached every state and probed it there.
+      expect([...probed].sort()).toEqual([...FLOW_STATES].sort());
+    },
+    30_000 + (Number(process.env.FC_RUNS) || 150) * 10,
+  );
 });

@@ -74,21 +74,36 @@ describe('createNavigation', () => {
   });
 
   it('keeps nothing of the URL but scheme, host, port and a digest', () => {
-    const { record } = createNavigation(navigationInput({ url: SECRET_URL, purpose: `Open ${SECRET_URL} and paste ${FAKE_TOKEN}` }), testDeps());
+    const { record } = createNavigation(
+      navigationInput({ url: SECRET_URL, purpose: `Open ${SECRET_URL} and paste ${FAKE_TOKEN}` }),
+      testDeps(),
+    );
     expect(record.target).toEqual({ scheme: 'https', host: 'login.example.com', port: 8443, urlDigest: sha256Hex(SECRET_URL) });
     const stored = JSON.stringify(record);
-    for (const secret of ['hunter2', FAKE_TOKEN, 'QWxhZGRpbjpvcGVuIHNlc2FtZQ', 's3cr3t', 'at=xyz', '/cb']) expect(stored).not.toContain(secret);
+    for (const secret of ['hunter2', FAKE_TOKEN, 'QWxhZGRpbjpvcGVuIHNlc2FtZQ', 's3cr3t', 'at=xyz', '/cb'])
+      expect(stored).not.toContain(secret);
     expect(record.purpose).toBe('Open https://login.example.com:8443/[…] and paste [redacted]');
   });
 
   it('stores an internationalised host in ASCII', () => {
-    const { record } = createNavigation(navigationInput({ url: 'https://bücher.example/login', redirectPolicy: ['Bücher.example', 'bücher.example'] }), testDeps());
+    const { record } = createNavigation(
+      navigationInput({ url: 'https://bücher.example/login', redirectPolicy: ['Bücher.example', 'bücher.example'] }),
+      testDeps(),
+    );
     expect(record.target.host).toBe('xn--bcher-kva.example');
     expect(record.redirectPolicy).toEqual(['xn--bcher-kva.example']);
   });
 
   it('accepts "any" as the redirect policy and a missing subject or original', () => {
-    const { record } = createNavigation(navigationInput({ redirectPolicy: 'any', subject: null, originalRequestDigest: null, server: { key: null, name: null, version: null } }), testDeps());
+    const { record } = createNavigation(
+      navigationInput({
+        redirectPolicy: 'any',
+        subject: null,
+        originalRequestDigest: null,
+        server: { key: null, name: null, version: null },
+      }),
+      testDeps(),
+    );
     expect(record.redirectPolicy).toBe('any');
     expect(record.subject).toBeNull();
     expect(record.originalRequestDigest).toBeNull();
@@ -128,7 +143,9 @@ describe('createNavigation', () => {
 
 describe('scrubPurpose', () => {
   it('keeps ordinary prose as it is', () => {
-    expect(scrubPurpose('Authorise the Acme app to read your calendar, then come back.')).toBe('Authorise the Acme app to read your calendar, then come back.');
+    expect(scrubPurpose('Authorise the Acme app to read your calendar, then come back.')).toBe(
+      'Authorise the Acme app to read your calendar, then come back.',
+    );
   });
 
   it('cuts URLs to their origin even inside punctuation', () => {
@@ -149,7 +166,11 @@ describe('consent receipts', () => {
   };
 
   it('digests what the user was shown, whatever the key order', () => {
-    const reordered: ShownToUser = { message: 'Sign in', findings: [{ message: shown.findings[0]!.message, severity: 'error', code: 'URL_USERINFO' }], display: { punycodeShown: false, host: 'login.example.com', full: SECRET_URL } };
+    const reordered: ShownToUser = {
+      message: 'Sign in',
+      findings: [{ message: shown.findings[0]!.message, severity: 'error', code: 'URL_USERINFO' }],
+      display: { punycodeShown: false, host: 'login.example.com', full: SECRET_URL },
+    };
     expect(shownDigest(reordered)).toBe(shownDigest(shown));
     expect(shownDigest({ ...shown, message: 'Sign in!' })).not.toBe(shownDigest(shown));
     expect(shownDigest({ ...shown, findings: [] })).not.toBe(shownDigest(shown));
@@ -158,14 +179,27 @@ describe('consent receipts', () => {
   it('records the decision, the time and only a digest of what was shown', () => {
     const deps = testDeps();
     const receipt = createConsentReceipt({ navigationId: 'nav_1', shown, decision: 'accept' }, deps);
-    expect(receipt).toEqual({ schema: 'consentReceipt.v1', id: expect.stringMatching(/^cr_[0-9a-f]{32}$/), navigationId: 'nav_1', shownDigest: shownDigest(shown), decision: 'accept', at: deps.clock() });
+    expect(receipt).toEqual({
+      schema: 'consentReceipt.v1',
+      id: expect.stringMatching(/^cr_[0-9a-f]{32}$/),
+      navigationId: 'nav_1',
+      shownDigest: shownDigest(shown),
+      decision: 'accept',
+      at: deps.clock(),
+    });
     expect(JSON.stringify(receipt)).not.toContain('hunter2');
     expect(isDeepFrozen(receipt)).toBe(true);
   });
 
   it('refuses an unknown decision and a display with no JSON form', () => {
-    expect(codeOf(() => createConsentReceipt({ navigationId: 'nav_1', shown, decision: 'maybe' as never }, testDeps()))).toBe('E_RECORD_INVALID');
-    expect(codeOf(() => createConsentReceipt({ navigationId: 'nav_1', shown: { ...shown, display: { n: Number.NaN } }, decision: 'accept' }, testDeps()))).toBe('E_RECORD_INVALID');
+    expect(codeOf(() => createConsentReceipt({ navigationId: 'nav_1', shown, decision: 'maybe' as never }, testDeps()))).toBe(
+      'E_RECORD_INVALID',
+    );
+    expect(
+      codeOf(() =>
+        createConsentReceipt({ navigationId: 'nav_1', shown: { ...shown, display: { n: Number.NaN } }, decision: 'accept' }, testDeps()),
+      ),
+    ).toBe('E_RECORD_INVALID');
   });
 });
 
@@ -173,7 +207,13 @@ describe('business receipts', () => {
   it('records the accepted answer for one lineage', () => {
     const deps = testDeps();
     const receipt = createBusinessReceipt(businessInput({ requestId: 'req-9', retryGeneration: 2 }), deps);
-    expect(receipt).toMatchObject({ schema: 'businessReceipt.v1', requestId: 'req-9', retryGeneration: 2, requirementReceiptIds: ['cr_0001'], at: deps.clock() });
+    expect(receipt).toMatchObject({
+      schema: 'businessReceipt.v1',
+      requestId: 'req-9',
+      retryGeneration: 2,
+      requirementReceiptIds: ['cr_0001'],
+      at: deps.clock(),
+    });
     expect(receipt.id).toMatch(/^br_[0-9a-f]{32}$/);
     expect(isDeepFrozen(receipt)).toBe(true);
   });
@@ -193,7 +233,14 @@ describe('business receipts', () => {
   });
 
   it('refuses an unknown lineage kind and a negative retry generation', () => {
-    expect(codeOf(() => createBusinessReceipt(businessInput({ lineage: { session: 's', kind: 'other' as never, originalRequestDigest: digestOf('x') } }), testDeps()))).toBe('E_RECORD_INVALID');
+    expect(
+      codeOf(() =>
+        createBusinessReceipt(
+          businessInput({ lineage: { session: 's', kind: 'other' as never, originalRequestDigest: digestOf('x') } }),
+          testDeps(),
+        ),
+      ),
+    ).toBe('E_RECORD_INVALID');
     expect(codeOf(() => createBusinessReceipt(businessInput({ retryGeneration: -1 }), testDeps()))).toBe('E_RECORD_INVALID');
   });
 
@@ -214,7 +261,10 @@ describe('parsing stored records', () => {
   it('round-trips every record through JSON', () => {
     const deps = testDeps();
     const nav = createNavigation(navigationInput(), deps).record;
-    const consent = createConsentReceipt({ navigationId: nav.id, shown: { display: null, findings: [], message: 'm' }, decision: 'decline' }, deps);
+    const consent = createConsentReceipt(
+      { navigationId: nav.id, shown: { display: null, findings: [], message: 'm' }, decision: 'decline' },
+      deps,
+    );
     const business = createBusinessReceipt(businessInput(), deps);
     expect(parseNavigationRecord(JSON.parse(JSON.stringify(nav)))).toEqual(nav);
     expect(parseConsentReceipt(JSON.parse(JSON.stringify(consent)))).toEqual(consent);

@@ -17,10 +17,14 @@ describe('the state groups agree with the transition table', () => {
   it('awaiting: the states the final answer verifies', () => {
     expect(sorted(STATE_GROUPS.awaiting)).toEqual(where((s) => canTransition(s, 'REQUIREMENT_VERIFIED', 'final-response')));
   });
-  it('verified: REQUIREMENT_VERIFIED and everything after it', () => expect(sorted(STATE_GROUPS.verified)).toEqual([...reachableFrom('REQUIREMENT_VERIFIED')].sort()));
-  it('beforeConsent: the spine up to the accepted navigation', () => expect(sorted(STATE_GROUPS.beforeConsent)).toEqual(where((s) => reachableFrom(s).has('NAVIGATION_ACCEPTED'))));
+  it('verified: REQUIREMENT_VERIFIED and everything after it', () =>
+    expect(sorted(STATE_GROUPS.verified)).toEqual([...reachableFrom('REQUIREMENT_VERIFIED')].sort()));
+  it('beforeConsent: the spine up to the accepted navigation', () =>
+    expect(sorted(STATE_GROUPS.beforeConsent)).toEqual(where((s) => reachableFrom(s).has('NAVIGATION_ACCEPTED'))));
   it('confirmable: "I have finished" reaches REQUIREMENT_VERIFIED, directly or after taking the flow up by hand', () => {
-    const confirmable = (s: FlowState) => canTransition(s, 'REQUIREMENT_VERIFIED', 'user-confirmed') || (recoverySteps(s) !== null && canTransition('USER_RETRY', 'REQUIREMENT_VERIFIED', 'user-confirmed'));
+    const confirmable = (s: FlowState) =>
+      canTransition(s, 'REQUIREMENT_VERIFIED', 'user-confirmed') ||
+      (recoverySteps(s) !== null && canTransition('USER_RETRY', 'REQUIREMENT_VERIFIED', 'user-confirmed'));
     expect(sorted(STATE_GROUPS.confirmable)).toEqual(where(confirmable));
   });
   it('cancellableAfterOpen and waiting: past the opened navigation, still cancellable', () => {

@@ -61,7 +61,9 @@ describe('the transition table', () => {
   it('takes each edge on exactly the designed triggers', () => {
     for (const from of FLOW_STATES) {
       for (const to of FLOW_STATES) {
-        expect([...(TRANSITION_TRIGGERS[from][to] ?? [])].sort(), `${from} → ${to}`).toEqual([...(DESIGNED_TRIGGERS[from][to] ?? [])].sort());
+        expect([...(TRANSITION_TRIGGERS[from][to] ?? [])].sort(), `${from} → ${to}`).toEqual(
+          [...(DESIGNED_TRIGGERS[from][to] ?? [])].sort(),
+        );
       }
     }
   });
@@ -101,7 +103,11 @@ describe('the transition table', () => {
       return seen;
     };
     expect(reach('CREATED').size).toBe(FLOW_STATES.length);
-    for (const state of FLOW_STATES) expect([...reach(state)].some((s) => isTerminal(s)), state).toBe(true);
+    for (const state of FLOW_STATES)
+      expect(
+        [...reach(state)].some((s) => isTerminal(s)),
+        state,
+      ).toBe(true);
   });
 });
 
@@ -140,17 +146,26 @@ describe('transition', () => {
     expect(refused).toBeGreaterThan(0);
   });
 
-  it('moves a pending flow straight to REQUIREMENT_VERIFIED only on the user\'s word or the final response', () => {
+  it("moves a pending flow straight to REQUIREMENT_VERIFIED only on the user's word or the final response", () => {
     const pending = flowIn('OUT_OF_BAND_PENDING');
     expect(transition(pending, 'REQUIREMENT_VERIFIED', 'user-confirmed', T0).state).toBe('REQUIREMENT_VERIFIED');
     expect(transition(pending, 'REQUIREMENT_VERIFIED', 'final-response', T0).state).toBe('REQUIREMENT_VERIFIED');
-    expect(thrown(() => transition(pending, 'REQUIREMENT_VERIFIED', 'completion-notice', T0)).message).toContain('user-confirmed, final-response');
+    expect(thrown(() => transition(pending, 'REQUIREMENT_VERIFIED', 'completion-notice', T0)).message).toContain(
+      'user-confirmed, final-response',
+    );
     expect(transition(pending, 'COMPLETION_NOTIFIED', 'completion-notice', T0).state).toBe('COMPLETION_NOTIFIED');
   });
 
   it('never lets a completion notice accept the original operation', () => {
     // Everything a notice can set off without the server answering or the user speaking.
-    const noticeDriven: readonly FlowTrigger[] = ['completion-notice', 'notice-verified', 'nested-lineage', 'error-lineage', 'client-retry', 'ttl-expired'];
+    const noticeDriven: readonly FlowTrigger[] = [
+      'completion-notice',
+      'notice-verified',
+      'nested-lineage',
+      'error-lineage',
+      'client-retry',
+      'ttl-expired',
+    ];
     const seen = new Set<FlowState>(['OUT_OF_BAND_PENDING']);
     const queue: FlowState[] = ['OUT_OF_BAND_PENDING'];
     while (queue.length > 0) {
@@ -181,7 +196,9 @@ describe('transition', () => {
   });
 
   it('says why a terminal state refuses', () => {
-    expect(thrown(() => transition(flowIn('ORIGINAL_RESPONSE_ACCEPTED'), 'USER_RETRY', 'manual-recovery', T0)).message).toContain('ORIGINAL_RESPONSE_ACCEPTED is terminal');
+    expect(thrown(() => transition(flowIn('ORIGINAL_RESPONSE_ACCEPTED'), 'USER_RETRY', 'manual-recovery', T0)).message).toContain(
+      'ORIGINAL_RESPONSE_ACCEPTED is terminal',
+    );
   });
 
   it('walks both lineages end to end', () => {
@@ -194,8 +211,15 @@ describe('transition', () => {
       ['COMPLETION_NOTIFIED', 'completion-notice'],
       ['REQUIREMENT_VERIFIED', 'notice-verified'],
     ];
-    expect(walk([...common, ['NESTED_SERVER_CONTINUES', 'nested-lineage'], ['ORIGINAL_RESPONSE_ACCEPTED', 'final-response']]).state).toBe('ORIGINAL_RESPONSE_ACCEPTED');
-    const retried = walk([...common, ['ERROR_RETRY_ELIGIBLE', 'error-lineage'], ['OPTIONAL_CLIENT_RETRY', 'client-retry'], ['RETRY_RESPONSE_ACCEPTED', 'retry-response']]);
+    expect(walk([...common, ['NESTED_SERVER_CONTINUES', 'nested-lineage'], ['ORIGINAL_RESPONSE_ACCEPTED', 'final-response']]).state).toBe(
+      'ORIGINAL_RESPONSE_ACCEPTED',
+    );
+    const retried = walk([
+      ...common,
+      ['ERROR_RETRY_ELIGIBLE', 'error-lineage'],
+      ['OPTIONAL_CLIENT_RETRY', 'client-retry'],
+      ['RETRY_RESPONSE_ACCEPTED', 'retry-response'],
+    ]);
     expect(retried).toMatchObject({ state: 'RETRY_RESPONSE_ACCEPTED', trigger: 'retry-response', createdAt: T0, updatedAt: T0 + 8 });
   });
 });

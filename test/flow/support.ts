@@ -71,7 +71,11 @@ export const DESIGNED_TRIGGERS: Record<FlowState, Partial<Record<FlowState, read
   },
   COMPLETION_NOTIFIED: { REQUIREMENT_VERIFIED: ['notice-verified', 'user-confirmed', 'final-response'] },
   EXPIRED: { USER_RETRY: ['manual-recovery'] },
-  USER_RETRY: { OUT_OF_BAND_PENDING: ['navigation-opened'], REQUIREMENT_VERIFIED: ['user-confirmed', 'final-response'], CANCELLED: ['user-cancelled'] },
+  USER_RETRY: {
+    OUT_OF_BAND_PENDING: ['navigation-opened'],
+    REQUIREMENT_VERIFIED: ['user-confirmed', 'final-response'],
+    CANCELLED: ['user-cancelled'],
+  },
   REQUIREMENT_VERIFIED: { NESTED_SERVER_CONTINUES: ['nested-lineage'], ERROR_RETRY_ELIGIBLE: ['error-lineage'] },
   NESTED_SERVER_CONTINUES: { ORIGINAL_RESPONSE_ACCEPTED: ['final-response'] },
   ERROR_RETRY_ELIGIBLE: { OPTIONAL_CLIENT_RETRY: ['client-retry'] },
@@ -81,4 +85,3 @@ export const DESIGNED_TRIGGERS: Record<FlowState, Partial<Record<FlowState, read
   ORIGINAL_RESPONSE_ACCEPTED: {},
   RETRY_RESPONSE_ACCEPTED: {},
 };
-

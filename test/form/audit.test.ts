@@ -8,7 +8,10 @@ const blockPersonal = parsePolicy({ form: { blockPersonal: true } }).base;
 
 const loginForm = {
   message: 'Sign in',
-  requestedSchema: { type: 'object', properties: { email: { type: 'string', format: 'email' }, password: { type: 'string' }, remember: { type: 'boolean' } } },
+  requestedSchema: {
+    type: 'object',
+    properties: { email: { type: 'string', format: 'email' }, password: { type: 'string' }, remember: { type: 'boolean' } },
+  },
 };
 
 describe('auditForm verdicts under the policy', () => {
@@ -24,7 +27,9 @@ describe('auditForm verdicts under the policy', () => {
   it('only warns in audit mode (first rollout stage), same code', () => {
     const audit = auditForm(loginForm, auditMode);
     expect(audit.verdict).toBe('warn');
-    expect(audit.findings.filter((f) => f.code === 'E_SENSITIVE_FIELD')).toEqual([expect.objectContaining({ severity: 'warning', field: 'password' })]);
+    expect(audit.findings.filter((f) => f.code === 'E_SENSITIVE_FIELD')).toEqual([
+      expect.objectContaining({ severity: 'warning', field: 'password' }),
+    ]);
   });
 
   it('warns on personal fields, and blocks them when the policy says blockPersonal', () => {
@@ -51,7 +56,10 @@ describe('auditForm verdicts under the policy', () => {
   });
 
   it('allows an ordinary form with no findings', () => {
-    const audit = auditForm({ message: 'Settings', requestedSchema: { type: 'object', properties: { max_tokens: { type: 'integer' } } } }, block);
+    const audit = auditForm(
+      { message: 'Settings', requestedSchema: { type: 'object', properties: { max_tokens: { type: 'integer' } } } },
+      block,
+    );
     expect(audit).toEqual({ verdict: 'allow', fields: [{ name: 'max_tokens', class: 'ordinary', reasons: [] }], findings: [] });
   });
 });
@@ -61,7 +69,9 @@ describe('auditForm input detection', () => {
 
   it('accepts a bare requestedSchema and elicitation/create params alike', () => {
     expect(auditForm(schema, block).fields).toEqual(auditForm({ message: 'm', requestedSchema: schema }, block).fields);
-    expect(auditForm({ mode: 'form', message: 'm', requestedSchema: schema, _meta: {}, task: { ttl: 1000 } }, block).findings.map((f) => f.code)).toEqual(['E_SENSITIVE_FIELD']);
+    expect(
+      auditForm({ mode: 'form', message: 'm', requestedSchema: schema, _meta: {}, task: { ttl: 1000 } }, block).findings.map((f) => f.code),
+    ).toEqual(['E_SENSITIVE_FIELD']);
   });
 
   it('blocks URL-mode params, a missing message or schema, and unknown params keys', () => {
@@ -82,7 +92,9 @@ describe('auditForm input detection', () => {
   });
 
   it('handles a __proto__ property without touching prototypes', () => {
-    const params = JSON.parse('{"message":"m","requestedSchema":{"type":"object","properties":{"__proto__":{"type":"string","title":"Password"},"ok":{"type":"string"}},"required":["__proto__"]}}');
+    const params = JSON.parse(
+      '{"message":"m","requestedSchema":{"type":"object","properties":{"__proto__":{"type":"string","title":"Password"},"ok":{"type":"string"}},"required":["__proto__"]}}',
+    );
     const audit = auditForm(params, block);
     expect(audit.fields.map((f) => [f.name, f.class])).toEqual([
       ['__proto__', 'credential'],
@@ -116,7 +128,13 @@ describe('URLs in forms', () => {
   });
 
   it('does not take a dotted word for a URL', () => {
-    const audit = auditForm({ message: 'Which Node.js version?', requestedSchema: { type: 'object', properties: { v: { type: 'string', description: 'e.g. v20.1 or example.com-style names' } } } }, block);
+    const audit = auditForm(
+      {
+        message: 'Which Node.js version?',
+        requestedSchema: { type: 'object', properties: { v: { type: 'string', description: 'e.g. v20.1 or example.com-style names' } } },
+      },
+      block,
+    );
     expect(audit.verdict).toBe('allow');
   });
 });

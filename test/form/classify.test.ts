@@ -35,7 +35,11 @@ describe('normalisation and word splitting', () => {
   });
 
   it('splits prose into phrases at punctuation and brackets', () => {
-    expect(textPhrases('Your password (min 8 characters). Thanks!')).toEqual([['your', 'password'], ['min', '8', 'characters'], ['thanks']]);
+    expect(textPhrases('Your password (min 8 characters). Thanks!')).toEqual([
+      ['your', 'password'],
+      ['min', '8', 'characters'],
+      ['thanks'],
+    ]);
   });
 });
 
@@ -94,19 +98,47 @@ describe('credential words in nine languages', () => {
 });
 
 describe('payment and personal words', () => {
-  it.each(['card_number', 'CVV', 'cvc', 'iban', 'routing_number', 'account_number', 'bank_login', 'kreditkartennummer', 'numero_de_carte', '卡号', 'カード番号', '카드번호', 'номер карты'])(
-    '%s is payment',
-    (name) => {
-      expect(classOf(name)).toBe('payment');
-    },
-  );
+  it.each([
+    'card_number',
+    'CVV',
+    'cvc',
+    'iban',
+    'routing_number',
+    'account_number',
+    'bank_login',
+    'kreditkartennummer',
+    'numero_de_carte',
+    '卡号',
+    'カード番号',
+    '카드번호',
+    'номер карты',
+  ])('%s is payment', (name) => {
+    expect(classOf(name)).toBe('payment');
+  });
 
-  it.each(['ssn', 'national_id', 'passport_number', 'tax_id', 'date_of_birth', 'drivers_license', 'email', 'phone', 'username', 'first_name', 'address', 'geburtsdatum', 'date_de_naissance', 'fecha_de_nacimiento', 'cpf', 'инн', '身份证号', 'マイナンバー', '주민등록번호'])(
-    '%s is personal',
-    (name) => {
-      expect(classOf(name)).toBe('personal');
-    },
-  );
+  it.each([
+    'ssn',
+    'national_id',
+    'passport_number',
+    'tax_id',
+    'date_of_birth',
+    'drivers_license',
+    'email',
+    'phone',
+    'username',
+    'first_name',
+    'address',
+    'geburtsdatum',
+    'date_de_naissance',
+    'fecha_de_nacimiento',
+    'cpf',
+    'инн',
+    '身份证号',
+    'マイナンバー',
+    '주민등록번호',
+  ])('%s is personal', (name) => {
+    expect(classOf(name)).toBe('personal');
+  });
 });
 
 describe('benign look-alikes stay ordinary', () => {
@@ -164,11 +196,16 @@ describe('benign look-alikes stay ordinary', () => {
   });
 
   it('reads forgot_password_email as an email (personal), not a password', () => {
-    expect(classifyField('forgot_password_email', str)).toEqual({ name: 'forgot_password_email', class: 'personal', reasons: ['name:email'] });
+    expect(classifyField('forgot_password_email', str)).toEqual({
+      name: 'forgot_password_email',
+      class: 'personal',
+      reasons: ['name:email'],
+    });
   });
 
   it('keeps password confirmations and new passwords credential', () => {
-    for (const name of ['password_confirmation', 'confirm_password', 'new_password', 'password2', 'passwortbestätigung']) expect(classOf(name)).toBe('credential');
+    for (const name of ['password_confirmation', 'confirm_password', 'new_password', 'password2', 'passwortbestätigung'])
+      expect(classOf(name)).toBe('credential');
   });
 });
 
@@ -205,7 +242,10 @@ describe('decisions on ambiguous terms', () => {
 
 describe('signals other than words', () => {
   it('format password and writeOnly make any field a credential', () => {
-    expect(classifyField('value', { type: 'string', format: 'password' })).toMatchObject({ class: 'credential', reasons: ['format:password'] });
+    expect(classifyField('value', { type: 'string', format: 'password' })).toMatchObject({
+      class: 'credential',
+      reasons: ['format:password'],
+    });
     expect(classifyField('data', { type: 'string', writeOnly: true })).toMatchObject({ class: 'credential', reasons: ['writeOnly'] });
   });
 
@@ -244,7 +284,11 @@ describe('description and message are context, not labels', () => {
   });
 
   it('a message about a token makes a generic free-entry field a credential', () => {
-    expect(classifyField('value', str, 'Enter your GitHub token')).toEqual({ name: 'value', class: 'credential', reasons: ['message:token'] });
+    expect(classifyField('value', str, 'Enter your GitHub token')).toEqual({
+      name: 'value',
+      class: 'credential',
+      reasons: ['message:token'],
+    });
     expect(classOf('code', str, 'We sent a verification code to your phone')).toBe('credential');
     expect(classOf('value', str, '请输入您的访问令牌')).toBe('credential');
   });
@@ -259,7 +303,11 @@ describe('description and message are context, not labels', () => {
 
 describe('what an answer can carry caps the class', () => {
   it('a yes/no field is ordinary whatever its label, and says why', () => {
-    expect(classifyField('remember_password', { type: 'boolean' })).toEqual({ name: 'remember_password', class: 'ordinary', reasons: ['name:password', 'type:boolean'] });
+    expect(classifyField('remember_password', { type: 'boolean' })).toEqual({
+      name: 'remember_password',
+      class: 'ordinary',
+      reasons: ['name:password', 'type:boolean'],
+    });
   });
 
   it('a choice cannot carry a secret but can reveal personal data', () => {

@@ -13,10 +13,24 @@ const schema = {
     ratio: { type: 'number', minimum: 0, maximum: 1 },
     agree: { type: 'boolean' },
     size: { type: 'string', enum: ['s', 'm'] },
-    tier: { type: 'string', oneOf: [{ const: 'free', title: 'Free' }, { const: 'pro', title: 'Pro' }] },
+    tier: {
+      type: 'string',
+      oneOf: [
+        { const: 'free', title: 'Free' },
+        { const: 'pro', title: 'Pro' },
+      ],
+    },
     legacy: { type: 'string', enum: ['a', 'b'], enumNames: ['A', 'B'] },
     tags: { type: 'array', items: { type: 'string', enum: ['x', 'y', 'z'] }, minItems: 1, maxItems: 2 },
-    parts: { type: 'array', items: { anyOf: [{ const: 'p', title: 'P' }, { const: 'q', title: 'Q' }] } },
+    parts: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'p', title: 'P' },
+          { const: 'q', title: 'Q' },
+        ],
+      },
+    },
   },
   required: ['title', 'agree'],
 };
@@ -100,7 +114,9 @@ describe('checkContent', () => {
   it('flags a secret even in a field that otherwise fits', () => {
     const schemaNotes = { type: 'object', properties: { notes: { type: 'string' } } };
     const pem = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----';
-    expect(checkContent({ notes: pem }, schemaNotes).findings).toEqual([expect.objectContaining({ code: 'E_SECRET_IN_CONTENT', field: 'notes' })]);
+    expect(checkContent({ notes: pem }, schemaNotes).findings).toEqual([
+      expect.objectContaining({ code: 'E_SECRET_IN_CONTENT', field: 'notes' }),
+    ]);
     expect(checkContent({ notes: 'just a note about tokens and keys' }, schemaNotes).ok).toBe(true);
   });
 

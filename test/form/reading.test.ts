@@ -8,15 +8,30 @@ const classOf = (name: string, property: unknown = str, message?: string): Field
 const verdictOf = (params: unknown) => auditForm(params, defaultPolicy.base).verdict;
 
 describe('the head of the label decides', () => {
-  it.each(['password_strength_rule', 'token_color', 'secret_santa_budget', 'api_key_rotation_days', 'otp_length', 'cvv_attempts', 'session_timeout_minutes', 'credential_provider_name'])(
-    '%s asks for something else',
-    (name) => expect(classOf(name)).toBe('ordinary'),
-  );
+  it.each([
+    'password_strength_rule',
+    'token_color',
+    'secret_santa_budget',
+    'api_key_rotation_days',
+    'otp_length',
+    'cvv_attempts',
+    'session_timeout_minutes',
+    'credential_provider_name',
+  ])('%s asks for something else', (name) => expect(classOf(name)).toBe('ordinary'));
 
-  it.each(['stripe_key', 'openai_key', 'storage_secret', 'redis_auth', 'db_pass', 'password_confirmation', 'pin_number', 'password2', 'sentry_dsn', 'kubeconfig', 'wifi_psk'])(
-    '%s grants access',
-    (name) => expect(classOf(name)).toBe('credential'),
-  );
+  it.each([
+    'stripe_key',
+    'openai_key',
+    'storage_secret',
+    'redis_auth',
+    'db_pass',
+    'password_confirmation',
+    'pin_number',
+    'password2',
+    'sentry_dsn',
+    'kubeconfig',
+    'wifi_psk',
+  ])('%s grants access', (name) => expect(classOf(name)).toBe('credential'));
 
   it('reads a title the same way, and a secret after a preposition as a complement', () => {
     expect(classOf('x', { type: 'string', title: 'Password strength rule' })).toBe('ordinary');
@@ -61,14 +76,29 @@ describe('descriptions and form-level texts when the label names nothing', () =>
 
   it('blocks unreadable fields of a form whose message, title or option titles ask for a secret', () => {
     const fields = { first: { type: 'string', title: 'First' }, second: { type: 'string', title: 'Second' } };
-    expect(verdictOf({ message: 'Enter your Salesforce password and security token below', requestedSchema: { type: 'object', properties: fields } })).toBe('block');
-    expect(verdictOf({ message: 'Continue', requestedSchema: { type: 'object', title: 'OpenAI API key', properties: { entry: str } } })).toBe('block');
+    expect(
+      verdictOf({
+        message: 'Enter your Salesforce password and security token below',
+        requestedSchema: { type: 'object', properties: fields },
+      }),
+    ).toBe('block');
+    expect(
+      verdictOf({ message: 'Continue', requestedSchema: { type: 'object', title: 'OpenAI API key', properties: { entry: str } } }),
+    ).toBe('block');
     expect(verdictOf({ message: 'Continue', requestedSchema: { type: 'object', properties: fields } })).toBe('allow');
   });
 
   it('keeps personal data of the message to neutral labels only', () => {
-    expect(auditForm({ message: 'What is your name?', requestedSchema: { type: 'object', properties: { value: str } } }, defaultPolicy.base).fields[0]?.class).toBe('personal');
-    expect(auditForm({ message: 'Lieferadresse', requestedSchema: { type: 'object', properties: { ort: { type: 'string', title: 'Ort' } } } }, defaultPolicy.base).fields[0]?.class).toBe('ordinary');
+    expect(
+      auditForm({ message: 'What is your name?', requestedSchema: { type: 'object', properties: { value: str } } }, defaultPolicy.base)
+        .fields[0]?.class,
+    ).toBe('personal');
+    expect(
+      auditForm(
+        { message: 'Lieferadresse', requestedSchema: { type: 'object', properties: { ort: { type: 'string', title: 'Ort' } } } },
+        defaultPolicy.base,
+      ).fields[0]?.class,
+    ).toBe('ordinary');
   });
 });
 
@@ -83,7 +113,9 @@ describe('type matters both ways', () => {
   it('a run of digit selects collects a PIN when the form asks for one, a run of seed words always', () => {
     const digits = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
     const run = Object.fromEntries([1, 2, 3, 4].map((i) => [`d${i}`, { type: 'string', enum: digits }]));
-    expect(verdictOf({ message: 'Enter your 4-digit PIN, one digit per box', requestedSchema: { type: 'object', properties: run } })).toBe('block');
+    expect(verdictOf({ message: 'Enter your 4-digit PIN, one digit per box', requestedSchema: { type: 'object', properties: run } })).toBe(
+      'block',
+    );
     expect(verdictOf({ message: 'Rate each part from 0 to 9', requestedSchema: { type: 'object', properties: run } })).toBe('allow');
     const words = ['abandon', 'ability', 'able', 'about', 'above', 'absent', 'absorb', 'abstract'];
     const seedRun = Object.fromEntries([1, 2, 3, 4].map((i) => [`w${i}`, { type: 'string', enum: words }]));
@@ -92,16 +124,24 @@ describe('type matters both ways', () => {
 });
 
 describe('defaults and examples', () => {
-  const form = (properties: object, required?: string[]) => ({ message: 'Settings', requestedSchema: { type: 'object', properties, ...(required ? { required } : {}) } });
+  const form = (properties: object, required?: string[]) => ({
+    message: 'Settings',
+    requestedSchema: { type: 'object', properties, ...(required ? { required } : {}) },
+  });
 
   it('a default that embeds credentials makes the field sensitive', () => {
-    expect(verdictOf(form({ database_url: { type: 'string', default: 'postgres://app:' + 'S3cretPass@db.internal:5432/app' } }))).toBe('block');
+    expect(verdictOf(form({ database_url: { type: 'string', default: 'postgres://app:' + 'S3cretPass@db.internal:5432/app' } }))).toBe(
+      'block',
+    );
     expect(verdictOf(form({ conn: { type: 'string', default: 'Server=tcp:sql;Database=app;' + 'Password=Yukon900;' } }))).toBe('block');
     expect(verdictOf(form({ setting: { type: 'string', description: 'Example: sk_live_' + '4eC39HqLyjWDarjtT1zdp7dc' } }))).toBe('block');
   });
 
   it('an invalid default of an optional field is a warning; of a required field, an error', () => {
-    const optional = auditForm(form({ title: str, link: { type: 'string', format: 'uri', default: 'example.com' } }, ['title']), defaultPolicy.base);
+    const optional = auditForm(
+      form({ title: str, link: { type: 'string', format: 'uri', default: 'example.com' } }, ['title']),
+      defaultPolicy.base,
+    );
     expect(optional.verdict).toBe('warn');
     expect(optional.findings.find((f) => f.field === 'link')?.code).toBe('W_SCHEMA_DEFAULT');
     expect(verdictOf(form({ link: { type: 'string', format: 'uri', default: 'example.com' } }, ['link']))).toBe('block');
@@ -115,9 +155,12 @@ describe('evasion is normalised', () => {
     expect(deobfuscate('pass\u200bword to\u200dken pass\u00adword', false)).toBe('password token password');
   });
 
-  it.each(['p4ssw0rd', 'pa$$word', 's3cr3t', 't0k3n', 'p\u0430ssword', 'passw\u03bfrd', 'p_a_s_s_w_o_r_d', 'PaSsWoRd', 'pass\u200bword'])('%s reads as a secret', (name) => {
-    expect(classOf(name)).toBe('credential');
-  });
+  it.each(['p4ssw0rd', 'pa$$word', 's3cr3t', 't0k3n', 'p\u0430ssword', 'passw\u03bfrd', 'p_a_s_s_w_o_r_d', 'PaSsWoRd', 'pass\u200bword'])(
+    '%s reads as a secret',
+    (name) => {
+      expect(classOf(name)).toBe('credential');
+    },
+  );
 
   it('keeps ordinary identifiers apart', () => {
     expect(identifierWords('x509_cert')).toEqual(['x', '509', 'cert']);
@@ -149,15 +192,21 @@ describe('languages from a data source', () => {
     expect(classOf('f', { type: 'string', title })).toBe('credential');
   });
 
-  it.each(['haslo', 'sifre', 'parol', 'mima', 'pasuwado', 'bimilbeonho', 'kata_sandi', 'mat_khau'])('identifier %s is a password', (name) => {
-    expect(classOf(name)).toBe('credential');
-  });
+  it.each(['haslo', 'sifre', 'parol', 'mima', 'pasuwado', 'bimilbeonho', 'kata_sandi', 'mat_khau'])(
+    'identifier %s is a password',
+    (name) => {
+      expect(classOf(name)).toBe('credential');
+    },
+  );
 });
 
 describe('the generated vocabulary', () => {
   it('is what scripts/refresh-form-lexicon.mjs makes from the pinned @clerk/localizations', async () => {
     const { execFileSync } = await import('node:child_process');
-    const out = execFileSync(process.execPath, ['scripts/refresh-form-lexicon.mjs', '--check'], { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['scripts/refresh-form-lexicon.mjs', '--check'], {
+      cwd: new URL('../../', import.meta.url),
+      encoding: 'utf8',
+    });
     expect(out).toMatch(/up to date \(\d+ terms, (\d+) languages\)/);
     expect(Number(/(\d+) languages/.exec(out)![1])).toBeGreaterThanOrEqual(25);
   });

@@ -17,7 +17,14 @@ const schemaErrors = (a: ReturnType<typeof audit>) => a.findings.filter((f) => f
 describe('schema allowlist: every shape spec 2025-11-25 allows passes', () => {
   const allowed: Record<string, unknown> = {
     'plain string': { type: 'string' },
-    'string with every keyword': { type: 'string', title: 'Summary', description: 'One line', minLength: 1, maxLength: 80, default: 'hello' },
+    'string with every keyword': {
+      type: 'string',
+      title: 'Summary',
+      description: 'One line',
+      minLength: 1,
+      maxLength: 80,
+      default: 'hello',
+    },
     'email format': { type: 'string', format: 'email', default: 'a@example.com' },
     'uri format': { type: 'string', format: 'uri' },
     'date format': { type: 'string', format: 'date', default: '2024-02-29' },
@@ -26,10 +33,35 @@ describe('schema allowlist: every shape spec 2025-11-25 allows passes', () => {
     integer: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
     boolean: { type: 'boolean', title: 'Agree', description: 'd', default: false },
     'untitled single-select': { type: 'string', title: 'Size', description: 'd', enum: ['s', 'm', 'l'], default: 'm' },
-    'titled single-select': { type: 'string', title: 'Size', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }], default: 'l' },
+    'titled single-select': {
+      type: 'string',
+      title: 'Size',
+      oneOf: [
+        { const: 's', title: 'Small' },
+        { const: 'l', title: 'Large' },
+      ],
+      default: 'l',
+    },
     'legacy enumNames': { type: 'string', enum: ['s', 'l'], enumNames: ['Small', 'Large'], default: 's' },
-    'untitled multi-select': { type: 'array', title: 'Tags', description: 'd', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 1, maxItems: 2, default: ['a'] },
-    'titled multi-select': { type: 'array', items: { anyOf: [{ const: 'a', title: 'A' }, { const: 'b', title: 'B' }] }, default: ['b'] },
+    'untitled multi-select': {
+      type: 'array',
+      title: 'Tags',
+      description: 'd',
+      items: { type: 'string', enum: ['a', 'b', 'c'] },
+      minItems: 1,
+      maxItems: 2,
+      default: ['a'],
+    },
+    'titled multi-select': {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'a', title: 'A' },
+          { const: 'b', title: 'B' },
+        ],
+      },
+      default: ['b'],
+    },
   };
 
   it.each(Object.entries(allowed))('%s', (_label, property) => {

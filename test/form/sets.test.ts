@@ -65,8 +65,24 @@ describe.each([
 describe('the blind set covers what issue 12 lists', () => {
   it('has at least 25 languages and every evasion category', () => {
     expect(new Set(blind.map((r) => r.lang)).size).toBeGreaterThanOrEqual(25);
-    for (const category of ['head-modifier', 'negation', 'neutral-label', 'evasion', 'numeric', 'defaults', 'security-question', 'seed-phrase', 'choice-run', 'payment', 'personal', 'everywhere']) {
-      expect(blind.some((r) => r.category === category), category).toBe(true);
+    for (const category of [
+      'head-modifier',
+      'negation',
+      'neutral-label',
+      'evasion',
+      'numeric',
+      'defaults',
+      'security-question',
+      'seed-phrase',
+      'choice-run',
+      'payment',
+      'personal',
+      'everywhere',
+    ]) {
+      expect(
+        blind.some((r) => r.category === category),
+        category,
+      ).toBe(true);
     }
   });
 });

@@ -3,12 +3,25 @@ import type { Guard } from '../../src/core/guard.js';
 /** Runs the initialize handshake through a guard, as an SDK client and server would. */
 export function handshake(guard: Guard, elicitation: Record<string, unknown> | undefined, protocolVersion = '2025-11-25'): void {
   const capabilities = elicitation === undefined ? {} : { elicitation };
-  guard.outbound({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: { name: 'test-host', version: '1.0.0' } } });
-  guard.inbound({ jsonrpc: '2.0', id: 0, result: { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'test-server', version: '2.3.4' } } });
+  guard.outbound({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion, capabilities, clientInfo: { name: 'test-host', version: '1.0.0' } },
+  });
+  guard.inbound({
+    jsonrpc: '2.0',
+    id: 0,
+    result: { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'test-server', version: '2.3.4' } },
+  });
   guard.outbound({ jsonrpc: '2.0', method: 'notifications/initialized' });
 }
 
-export function formRequest(id: number | string, requestedSchema: Record<string, unknown>, message = 'Please fill in the form'): Record<string, unknown> {
+export function formRequest(
+  id: number | string,
+  requestedSchema: Record<string, unknown>,
+  message = 'Please fill in the form',
+): Record<string, unknown> {
   return { jsonrpc: '2.0', id, method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } };
 }
 

@@ -42,7 +42,8 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
       await harness.dispose();
     });
 
-    const newNavigation = (overrides: Parameters<typeof navigationInput>[0] = {}): NavigationRecord => createNavigation(navigationInput(overrides), deps).record;
+    const newNavigation = (overrides: Parameters<typeof navigationInput>[0] = {}): NavigationRecord =>
+      createNavigation(navigationInput(overrides), deps).record;
 
     async function stored(record = newNavigation()): Promise<NavigationRecord> {
       await ledger.putNavigation(record);
@@ -53,7 +54,13 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
       it('stores a record with its flow in CREATED and reads it back unchanged', async () => {
         const record = newNavigation();
         const put = await ledger.putNavigation(record);
-        expect(put.flow).toEqual({ id: record.id, state: 'CREATED', trigger: null, createdAt: record.createdAt, updatedAt: record.createdAt });
+        expect(put.flow).toEqual({
+          id: record.id,
+          state: 'CREATED',
+          trigger: null,
+          createdAt: record.createdAt,
+          updatedAt: record.createdAt,
+        });
         const got = await ledger.getNavigation(record.id);
         expect(got).toEqual({ record, flow: put.flow });
         expect(Object.isFrozen(got!.record)).toBe(true);
@@ -97,10 +104,17 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
         const record = await stored();
         const t1 = deps.advance(5);
         const moved = await ledger.updateFlowState(record.id, 'CREATED', 'USER_REVIEW', 'presented', t1);
-        expect(moved).toEqual({ updated: true, flow: { id: record.id, state: 'USER_REVIEW', trigger: 'presented', createdAt: record.createdAt, updatedAt: t1 } });
+        expect(moved).toEqual({
+          updated: true,
+          flow: { id: record.id, state: 'USER_REVIEW', trigger: 'presented', createdAt: record.createdAt, updatedAt: t1 },
+        });
         const t2 = deps.advance(5);
         await ledger.updateFlowState(record.id, 'USER_REVIEW', 'NAVIGATION_ACCEPTED', 'user-accepted', t2);
-        expect((await ledger.getNavigation(record.id))!.flow).toMatchObject({ state: 'NAVIGATION_ACCEPTED', trigger: 'user-accepted', updatedAt: t2 });
+        expect((await ledger.getNavigation(record.id))!.flow).toMatchObject({
+          state: 'NAVIGATION_ACCEPTED',
+          trigger: 'user-accepted',
+          updatedAt: t2,
+        });
         expect(await ledger.listTransitions(record.id)).toEqual([
           { navigationId: record.id, from: null, to: 'CREATED', trigger: null, at: record.createdAt },
           { navigationId: record.id, from: 'CREATED', to: 'USER_REVIEW', trigger: 'presented', at: t1 },
@@ -120,13 +134,21 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
       });
 
       it('reports an unknown navigation', async () => {
-        expect(await ledger.updateFlowState('nav_missing', 'CREATED', 'USER_REVIEW', 'presented', 1)).toEqual({ updated: false, reason: 'unknown-navigation', current: null });
+        expect(await ledger.updateFlowState('nav_missing', 'CREATED', 'USER_REVIEW', 'presented', 1)).toEqual({
+          updated: false,
+          reason: 'unknown-navigation',
+          current: null,
+        });
       });
 
       it('throws E_ILLEGAL_TRANSITION for a move the table does not have, and changes nothing', async () => {
         const record = await stored();
-        expect(await codeOf(() => ledger.updateFlowState(record.id, 'CREATED', 'NAVIGATION_ACCEPTED', 'user-accepted', 2))).toBe('E_ILLEGAL_TRANSITION');
-        expect(await codeOf(() => ledger.updateFlowState(record.id, 'CREATED', 'USER_REVIEW', 'completion-notice', 2))).toBe('E_ILLEGAL_TRANSITION');
+        expect(await codeOf(() => ledger.updateFlowState(record.id, 'CREATED', 'NAVIGATION_ACCEPTED', 'user-accepted', 2))).toBe(
+          'E_ILLEGAL_TRANSITION',
+        );
+        expect(await codeOf(() => ledger.updateFlowState(record.id, 'CREATED', 'USER_REVIEW', 'completion-notice', 2))).toBe(
+          'E_ILLEGAL_TRANSITION',
+        );
         expect((await ledger.getNavigation(record.id))!.flow.state).toBe('CREATED');
         expect(await ledger.listTransitions(record.id)).toHaveLength(1);
       });
@@ -210,7 +232,10 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
     describe('business receipts', () => {
       it('accepts the first receipt of a lineage and returns it for every later one', async () => {
         const first = createBusinessReceipt(businessInput(), deps);
-        const second = createBusinessReceipt(businessInput({ requestId: 8, retryGeneration: 1, responseDigest: digestOf('other result') }), deps);
+        const second = createBusinessReceipt(
+          businessInput({ requestId: 8, retryGeneration: 1, responseDigest: digestOf('other result') }),
+          deps,
+        );
         expect(await ledger.acceptBusinessReceipt(first)).toEqual({ accepted: true });
         expect(await ledger.acceptBusinessReceipt(second)).toEqual({ accepted: false, existing: first });
         expect(await ledger.acceptBusinessReceipt(first)).toEqual({ accepted: false, existing: first });
@@ -219,15 +244,25 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
 
       it('keeps lineages apart by session, kind and original request', async () => {
         const base = businessInput().lineage;
-        const keys = [base, { ...base, session: 'session-2' }, { ...base, kind: 'error-retry' as const }, { ...base, kind: 'input-required' as const }, { ...base, originalRequestDigest: digestOf('other') }];
-        for (const lineage of keys) expect(await ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ lineage }), deps))).toEqual({ accepted: true });
+        const keys = [
+          base,
+          { ...base, session: 'session-2' },
+          { ...base, kind: 'error-retry' as const },
+          { ...base, kind: 'input-required' as const },
+          { ...base, originalRequestDigest: digestOf('other') },
+        ];
+        for (const lineage of keys)
+          expect(await ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ lineage }), deps))).toEqual({ accepted: true });
         for (const lineage of keys) expect((await ledger.getBusinessReceipt(lineage))!.lineage).toEqual(lineage);
       });
 
       it('accepts one receipt per input-required operation (spec 2026-07-28), whichever round answered it', async () => {
         const lineage = { ...businessInput().lineage, kind: 'input-required' as const };
         const first = createBusinessReceipt(businessInput({ lineage, requestId: 3, retryGeneration: 2 }), deps);
-        const again = createBusinessReceipt(businessInput({ lineage, requestId: 4, retryGeneration: 3, responseDigest: digestOf('re-sent round') }), deps);
+        const again = createBusinessReceipt(
+          businessInput({ lineage, requestId: 4, retryGeneration: 3, responseDigest: digestOf('re-sent round') }),
+          deps,
+        );
         expect(await ledger.acceptBusinessReceipt(first)).toEqual({ accepted: true });
         expect(await ledger.acceptBusinessReceipt(again)).toEqual({ accepted: false, existing: first });
       });
@@ -304,12 +339,14 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
         const tampered = { ...record, target: { ...record.target, urlDigest: 'not-a-digest' } } as NavigationRecord;
         const consent = createConsentReceipt({ navigationId: record.id, shown, decision: 'accept' }, deps);
         const receipt = createBusinessReceipt(businessInput(), deps);
-        const results = await Promise.allSettled([ledger.putNavigation(tampered), ledger.putConsentReceipt(consent), ledger.acceptBusinessReceipt(receipt)]);
-        expect(results.map((r) => (r.status === 'fulfilled' ? 'fulfilled' : GuardError.is(r.reason) ? r.reason.code : 'not a GuardError'))).toEqual([
-          'E_RECORD_INVALID',
-          'E_UNKNOWN_NAVIGATION',
-          'fulfilled',
+        const results = await Promise.allSettled([
+          ledger.putNavigation(tampered),
+          ledger.putConsentReceipt(consent),
+          ledger.acceptBusinessReceipt(receipt),
         ]);
+        expect(
+          results.map((r) => (r.status === 'fulfilled' ? 'fulfilled' : GuardError.is(r.reason) ? r.reason.code : 'not a GuardError')),
+        ).toEqual(['E_RECORD_INVALID', 'E_UNKNOWN_NAVIGATION', 'fulfilled']);
         expect(await ledger.getBusinessReceipt(receipt.lineage)).toEqual(receipt);
       });
     });

@@ -29,7 +29,10 @@ type Report =
   | { op: 'business'; id: string; original: string; largestGroup: number };
 
 /** Runs the writer until it has reported enough, then kills it with SIGKILL. */
-function runAndKill(file: string, enough: (reports: readonly Report[]) => boolean): Promise<{ reports: Report[]; signal: NodeJS.Signals | null; stderr: string }> {
+function runAndKill(
+  file: string,
+  enough: (reports: readonly Report[]) => boolean,
+): Promise<{ reports: Report[]; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
     const reports: Report[] = [];
@@ -82,12 +85,17 @@ describe('SqliteLedger crash safety', () => {
         const stored = await ledger.getNavigation(id);
         expect(stored, id).not.toBeNull();
         // The writer may have committed one more move before it could report it, never fewer.
-        expect(ORDER.indexOf(stored!.flow.state), `${id}: reported ${state}, stored ${stored!.flow.state}`).toBeGreaterThanOrEqual(ORDER.indexOf(state));
+        expect(ORDER.indexOf(stored!.flow.state), `${id}: reported ${state}, stored ${stored!.flow.state}`).toBeGreaterThanOrEqual(
+          ORDER.indexOf(state),
+        );
       }
 
       for (const r of reports) {
         if (r.op === 'consent') expect((await ledger.listConsentReceipts(r.navigationId)).map((c) => c.id)).toContain(r.id);
-        if (r.op === 'business') expect((await ledger.getBusinessReceipt({ session: 'crash-session', kind: 'nested', originalRequestDigest: r.original }))?.id).toBe(r.id);
+        if (r.op === 'business')
+          expect(
+            (await ledger.getBusinessReceipt({ session: 'crash-session', kind: 'nested', originalRequestDigest: r.original }))?.id,
+          ).toBe(r.id);
       }
 
       // Every flow the writer left waiting for the out-of-band step is still there to recover by hand.
@@ -95,7 +103,8 @@ describe('SqliteLedger crash safety', () => {
       expect(pendingReported.length).toBeGreaterThan(3);
       const pendingStored = new Set((await ledger.listNavigations({ state: 'OUT_OF_BAND_PENDING' })).map((s) => s.record.id));
       for (const id of pendingReported) expect(pendingStored.has(id), id).toBe(true);
-      for (const id of pendingReported) expect((await ledger.updateFlowState(id, 'OUT_OF_BAND_PENDING', 'USER_RETRY', 'manual-recovery', Date.now())).updated).toBe(true);
+      for (const id of pendingReported)
+        expect((await ledger.updateFlowState(id, 'OUT_OF_BAND_PENDING', 'USER_RETRY', 'manual-recovery', Date.now())).updated).toBe(true);
     } finally {
       await ledger.close();
     }

@@ -19,9 +19,16 @@ async function pendingFlow() {
 describe('moveByHand', () => {
   it('applies each control through compare-and-set steps and reports them', async () => {
     const { ledger, id } = await pendingFlow();
-    expect(await moveByHand(ledger, id, 'recover', 10)).toEqual({ id, state: 'USER_RETRY', steps: [{ from: 'OUT_OF_BAND_PENDING', to: 'USER_RETRY', trigger: 'manual-recovery' }] });
+    expect(await moveByHand(ledger, id, 'recover', 10)).toEqual({
+      id,
+      state: 'USER_RETRY',
+      steps: [{ from: 'OUT_OF_BAND_PENDING', to: 'USER_RETRY', trigger: 'manual-recovery' }],
+    });
     expect(await moveByHand(ledger, id, 'confirm', 11)).toMatchObject({ state: 'REQUIREMENT_VERIFIED' });
-    await expect(moveByHand(ledger, id, 'cancel', 12)).rejects.toMatchObject({ code: 'E_ILLEGAL_TRANSITION', details: { id, from: 'REQUIREMENT_VERIFIED' } });
+    await expect(moveByHand(ledger, id, 'cancel', 12)).rejects.toMatchObject({
+      code: 'E_ILLEGAL_TRANSITION',
+      details: { id, from: 'REQUIREMENT_VERIFIED' },
+    });
     await expect(moveByHand(ledger, 'nav_nope', 'cancel', 12)).rejects.toMatchObject({ code: 'E_UNKNOWN_NAVIGATION' });
     expect((await ledger.listTransitions(id)).map((t) => t.at).slice(-2)).toEqual([10, 11]);
   });
@@ -35,7 +42,10 @@ describe('moveByHand', () => {
       getNavigation: async () => stale,
       updateFlowState: (...args) => ledger.updateFlowState(...args),
     } as Pick<Ledger, 'getNavigation' | 'updateFlowState'> as Ledger;
-    await expect(moveByHand(racing, id, 'cancel', 6)).rejects.toMatchObject({ code: 'E_STATE_CONFLICT', message: expect.stringContaining('expected OUT_OF_BAND_PENDING, found REQUIREMENT_VERIFIED') });
+    await expect(moveByHand(racing, id, 'cancel', 6)).rejects.toMatchObject({
+      code: 'E_STATE_CONFLICT',
+      message: expect.stringContaining('expected OUT_OF_BAND_PENDING, found REQUIREMENT_VERIFIED'),
+    });
     expect((await ledger.getNavigation(id))!.flow.state).toBe('REQUIREMENT_VERIFIED');
   });
 });

@@ -7,13 +7,17 @@ import { GuardError } from '../../src/protocol/errors.js';
 import { tempDir } from './support.js';
 
 describe('openLedger(spec)', () => {
-  it('tells memory, PostgreSQL URLs and SQLite paths apart, and never shows a URL\'s credentials', () => {
+  it("tells memory, PostgreSQL URLs and SQLite paths apart, and never shows a URL's credentials", () => {
     expect(parseLedgerSpec('memory')).toEqual({ kind: 'memory', target: 'memory', display: 'memory' });
     const pg = parseLedgerSpec('postgres://guard:s3cret@db.internal:6543/team');
     expect(pg).toMatchObject({ kind: 'postgres', display: 'postgres db.internal:6543/team' });
     expect(pg.display).not.toContain('s3cret');
     expect(parseLedgerSpec('postgresql://db/guard').kind).toBe('postgres');
-    expect(parseLedgerSpec('ledger.sqlite', '/srv/app')).toEqual({ kind: 'sqlite', target: '/srv/app/ledger.sqlite', display: '/srv/app/ledger.sqlite' });
+    expect(parseLedgerSpec('ledger.sqlite', '/srv/app')).toEqual({
+      kind: 'sqlite',
+      target: '/srv/app/ledger.sqlite',
+      display: '/srv/app/ledger.sqlite',
+    });
     for (const bad of ['', '   ']) expect(() => parseLedgerSpec(bad)).toThrow(/ledger spec/);
     expect(() => parseLedgerSpec('postgres://[bad')).toThrow(/not a valid URL/);
   });
@@ -34,7 +38,10 @@ describe('openLedger(spec)', () => {
   });
 
   it('refuses an unreachable PostgreSQL ledger with E_LEDGER_UNAVAILABLE and no credentials in the message', async () => {
-    const error = await openLedger('postgres://guard:s3cret@127.0.0.1:1/team').then(() => null, (e: unknown) => e);
+    const error = await openLedger('postgres://guard:s3cret@127.0.0.1:1/team').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(GuardError.is(error) && error.code).toBe('E_LEDGER_UNAVAILABLE');
     expect((error as Error).message).not.toContain('s3cret');
   });

@@ -11,7 +11,8 @@ export const POSTGRES_URL_ENV = 'MCP_GUARD_TEST_POSTGRES_URL';
 export const postgresUrl: string | null = process.env[POSTGRES_URL_ENV] || null;
 
 // The one line saying the PostgreSQL tests are skipped is printed by postgres-global-setup.ts.
-if (postgresUrl === null && process.env['CI'] === 'true') throw new Error(`${POSTGRES_URL_ENV} is not set: CI must start PostgreSQL (see .ci/run and scripts/with-postgres.sh)`);
+if (postgresUrl === null && process.env['CI'] === 'true')
+  throw new Error(`${POSTGRES_URL_ENV} is not set: CI must start PostgreSQL (see .ci/run and scripts/with-postgres.sh)`);
 
 /** A fresh schema name, so parallel test files and tests never share tables. */
 export function freshSchema(prefix = 't'): string {

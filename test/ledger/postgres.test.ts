@@ -63,8 +63,14 @@ describe.skipIf(postgresUrl === null)('PostgresLedger', () => {
 
   it('groups the writes of one turn into one transaction, or splits receipts over concurrent commits', async () => {
     const deps = testDeps(4);
-    const batch = (tag: string) => Array.from({ length: 64 }, (_, i) => createBusinessReceipt(businessInput({ lineage: { ...businessInput().lineage, session: `${tag}-${i}` } }), deps));
-    for (const [concurrent, commits, largest] of [[1, 1, 64], [4, 4, 16]] as const) {
+    const batch = (tag: string) =>
+      Array.from({ length: 64 }, (_, i) =>
+        createBusinessReceipt(businessInput({ lineage: { ...businessInput().lineage, session: `${tag}-${i}` } }), deps),
+      );
+    for (const [concurrent, commits, largest] of [
+      [1, 1, 64],
+      [4, 4, 16],
+    ] as const) {
       const schema = freshSchema();
       schemas.push(schema);
       const ledger = await PostgresLedger.connect(postgresUrl!, { schema, maxConcurrentGroups: concurrent });
@@ -89,7 +95,10 @@ describe.skipIf(postgresUrl === null)('PostgresLedger', () => {
       const pending: Promise<unknown>[] = [];
       const sharedReceipts = [];
       for (let turn = 0; turn < 6; turn++) {
-        for (let i = 0; i < 20; i++) pending.push(ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ lineage: { ...shared, session: `t${turn}-${i}` } }), deps)));
+        for (let i = 0; i < 20; i++)
+          pending.push(
+            ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ lineage: { ...shared, session: `t${turn}-${i}` } }), deps)),
+          );
         const mine = createBusinessReceipt(businessInput({ lineage: shared, requestId: `turn-${turn}` }), deps);
         sharedReceipts.push(mine);
         pending.push(ledger.acceptBusinessReceipt(mine));
@@ -110,7 +119,10 @@ describe.skipIf(postgresUrl === null)('PostgresLedger', () => {
     await client.connect();
     await client.query(`INSERT INTO "${schema}".schema_migrations (component, version, summary) VALUES ('ledger', 999, 'from the future')`);
     await client.end();
-    const refused = await PostgresLedger.connect(postgresUrl!, { schema }).then(() => null, (e: unknown) => e);
+    const refused = await PostgresLedger.connect(postgresUrl!, { schema }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(GuardError.is(refused) && refused.code).toBe('E_LEDGER_UNAVAILABLE');
     expect((refused as Error).message).toMatch(/version 999, newer than this release understands/);
   });
@@ -119,7 +131,10 @@ describe.skipIf(postgresUrl === null)('PostgresLedger', () => {
 describe('PostgresLedger without a database', () => {
   it('refuses to connect to an unreachable database with E_LEDGER_UNAVAILABLE, naming the host but not the credentials', async () => {
     const url = 'postgres://someone:secret-password@127.0.0.1:1/guard';
-    const error = await PostgresLedger.connect(url, { connectTimeoutMs: 2000 }).then(() => null, (e: unknown) => e);
+    const error = await PostgresLedger.connect(url, { connectTimeoutMs: 2000 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(GuardError.is(error) && error.code).toBe('E_LEDGER_UNAVAILABLE');
     expect((error as Error).message).toContain('127.0.0.1:1/guard');
     expect((error as Error).message).not.toContain('secret-password');
@@ -127,10 +142,15 @@ describe('PostgresLedger without a database', () => {
   });
 
   it('connects lazily: calls fail closed while the database is unreachable', async () => {
-    const ledger = await PostgresLedger.connect('postgres://guard@127.0.0.1:1/guard', { lazy: true, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+    const ledger = await PostgresLedger.connect('postgres://guard@127.0.0.1:1/guard', {
+      lazy: true,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+    });
     try {
       expect(ledger.health().up).toBe(false);
-      expect(await codeOf(() => ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput(), testDeps(1))))).toBe('E_LEDGER_UNAVAILABLE');
+      expect(await codeOf(() => ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput(), testDeps(1))))).toBe(
+        'E_LEDGER_UNAVAILABLE',
+      );
       expect(await codeOf(() => ledger.listNavigations())).toBe('E_LEDGER_UNAVAILABLE');
     } finally {
       await ledger.close();

@@ -16,7 +16,10 @@ interface Racer {
 }
 
 function racer(file: string, worker: string): Racer {
-  const child = spawn(process.execPath, ['--import', 'tsx', RACER, file, worker, String(LINEAGES)], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', RACER, file, worker, String(LINEAGES)], {
+    cwd: process.cwd(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let signalReady: () => void = () => {};
@@ -60,7 +63,11 @@ describe('two guard instances on one SQLite file', () => {
     const ledger = await SqliteLedger.open(file);
     try {
       for (let i = 0; i < LINEAGES; i++) {
-        const stored = await ledger.getBusinessReceipt({ session: 'race', kind: 'error-retry', originalRequestDigest: sha256Hex(`original ${i}`) });
+        const stored = await ledger.getBusinessReceipt({
+          session: 'race',
+          kind: 'error-retry',
+          originalRequestDigest: sha256Hex(`original ${i}`),
+        });
         const winner = results.find((r) => r.won.includes(i))!.worker;
         expect(String(stored?.requestId)).toBe(`${winner}:${i}`);
       }

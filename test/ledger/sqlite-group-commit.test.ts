@@ -35,7 +35,10 @@ describe('SqliteLedger group commit', () => {
     return ledger;
   };
   const receiptFor = (lineage: string, requestId: number): BusinessReceipt =>
-    createBusinessReceipt(businessInput({ lineage: { session: 'session-1', kind: 'nested', originalRequestDigest: digestOf(lineage) }, requestId }), deps);
+    createBusinessReceipt(
+      businessInput({ lineage: { session: 'session-1', kind: 'nested', originalRequestDigest: digestOf(lineage) }, requestId }),
+      deps,
+    );
 
   beforeEach(() => {
     tmp = tempDir();
@@ -51,7 +54,13 @@ describe('SqliteLedger group commit', () => {
     const ledger = await openLedger();
     const [a1, b1, a2, b2, a3] = [receiptFor('a', 1), receiptFor('b', 1), receiptFor('a', 2), receiptFor('b', 2), receiptFor('a', 3)];
     const outcomes = await Promise.all([a1, b1, a2, b2, a3].map((r) => ledger.acceptBusinessReceipt(r!)));
-    expect(outcomes).toEqual([{ accepted: true }, { accepted: true }, { accepted: false, existing: a1 }, { accepted: false, existing: b1 }, { accepted: false, existing: a1 }]);
+    expect(outcomes).toEqual([
+      { accepted: true },
+      { accepted: true },
+      { accepted: false, existing: a1 },
+      { accepted: false, existing: b1 },
+      { accepted: false, existing: a1 },
+    ]);
     expect(ledger.writeStats()).toEqual({ commits: 1, writes: 5, failures: 0, largestGroup: 5 });
     expect(storedIds(file)).toEqual([a1!.id, b1!.id].sort());
   });
@@ -59,7 +68,9 @@ describe('SqliteLedger group commit', () => {
   it('resolves a caller only after its receipt is committed: a new connection opened in the resolution callback finds it', async () => {
     const ledger = await openLedger();
     const receipts = [receiptFor('x', 1), receiptFor('y', 1), receiptFor('z', 1)];
-    const foundAtResolution = await Promise.all(receipts.map((r) => ledger.acceptBusinessReceipt(r).then(() => storedIds(file).includes(r.id))));
+    const foundAtResolution = await Promise.all(
+      receipts.map((r) => ledger.acceptBusinessReceipt(r).then(() => storedIds(file).includes(r.id))),
+    );
     expect(foundAtResolution).toEqual([true, true, true]);
   });
 
@@ -84,10 +95,18 @@ describe('SqliteLedger group commit', () => {
       holder.exec('ROLLBACK');
       holder.close();
     }
-    expect(failed.map((r) => (r.status === 'rejected' ? codeOf(r.reason) : 'fulfilled'))).toEqual(['E_LEDGER_UNAVAILABLE', 'E_LEDGER_UNAVAILABLE', 'E_LEDGER_UNAVAILABLE']);
+    expect(failed.map((r) => (r.status === 'rejected' ? codeOf(r.reason) : 'fulfilled'))).toEqual([
+      'E_LEDGER_UNAVAILABLE',
+      'E_LEDGER_UNAVAILABLE',
+      'E_LEDGER_UNAVAILABLE',
+    ]);
     expect(ledger.writeStats()).toMatchObject({ commits: 0, failures: 1 });
     // The same calls succeed once the lock is free: the failed group left no trace.
-    expect(await Promise.all(receipts.map((r) => ledger.acceptBusinessReceipt(r)))).toEqual([{ accepted: true }, { accepted: true }, { accepted: false, existing: receipts[0] }]);
+    expect(await Promise.all(receipts.map((r) => ledger.acceptBusinessReceipt(r)))).toEqual([
+      { accepted: true },
+      { accepted: true },
+      { accepted: false, existing: receipts[0] },
+    ]);
   });
 
   it('fails a write that fails on its own alone: the rest of its group is stored', async () => {
@@ -104,7 +123,12 @@ describe('SqliteLedger group commit', () => {
       ledger.acceptBusinessReceipts([batchFresh, reusedId]),
       ledger.acceptBusinessReceipt(fresh[1]!),
     ]);
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : codeOf(r.reason)))).toEqual([{ accepted: true }, 'E_DUPLICATE_RECORD', 'E_DUPLICATE_RECORD', { accepted: true }]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : codeOf(r.reason)))).toEqual([
+      { accepted: true },
+      'E_DUPLICATE_RECORD',
+      'E_DUPLICATE_RECORD',
+      { accepted: true },
+    ]);
     expect(ledger.writeStats()).toMatchObject({ commits: 2, failures: 0 });
     expect(storedIds(file)).toEqual([first.id, fresh[0]!.id, fresh[1]!.id].sort());
   });
@@ -112,7 +136,10 @@ describe('SqliteLedger group commit', () => {
   it('writes navigation, flow move, consent and business receipt made without awaiting in call order, in one transaction', async () => {
     const ledger = await openLedger();
     const record = createNavigation(navigationInput(), deps).record;
-    const consent = createConsentReceipt({ navigationId: record.id, shown: { display: null, findings: [], message: 'm' }, decision: 'accept' }, deps);
+    const consent = createConsentReceipt(
+      { navigationId: record.id, shown: { display: null, findings: [], message: 'm' }, decision: 'accept' },
+      deps,
+    );
     const [, moved, , accepted, conflict] = await Promise.all([
       ledger.putNavigation(record),
       ledger.updateFlowState(record.id, 'CREATED', 'USER_REVIEW', 'presented', deps.advance(1)),

@@ -53,7 +53,13 @@ describe('SqliteLedger on disk', () => {
 
   it('runs in WAL mode with synchronous=FULL and foreign keys on, at the latest schema', async () => {
     const ledger = await openLedger();
-    expect(ledger.settings()).toEqual({ path: file, journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, schemaVersion: LATEST_VERSION });
+    expect(ledger.settings()).toEqual({
+      path: file,
+      journalMode: 'wal',
+      synchronous: 'FULL',
+      foreignKeys: true,
+      schemaVersion: LATEST_VERSION,
+    });
   });
 
   it('keeps everything across a close and reopen', async () => {
@@ -62,7 +68,10 @@ describe('SqliteLedger on disk', () => {
     const record = createNavigation(navigationInput(), deps).record;
     await first.putNavigation(record);
     await first.updateFlowState(record.id, 'CREATED', 'USER_REVIEW', 'presented', deps.advance(1));
-    const consent = createConsentReceipt({ navigationId: record.id, shown: { display: null, findings: [], message: 'm' }, decision: 'accept' }, deps);
+    const consent = createConsentReceipt(
+      { navigationId: record.id, shown: { display: null, findings: [], message: 'm' }, decision: 'accept' },
+      deps,
+    );
     await first.putConsentReceipt(consent);
     const receipt = createBusinessReceipt(businessInput(), deps);
     await first.acceptBusinessReceipt(receipt);
@@ -71,7 +80,10 @@ describe('SqliteLedger on disk', () => {
     const second = await openLedger();
     expect((await second.getNavigation(record.id))!.flow.state).toBe('USER_REVIEW');
     expect(await second.listConsentReceipts(record.id)).toEqual([consent]);
-    expect(await second.acceptBusinessReceipt(createBusinessReceipt(businessInput({ requestId: 99 }), deps))).toEqual({ accepted: false, existing: receipt });
+    expect(await second.acceptBusinessReceipt(createBusinessReceipt(businessInput({ requestId: 99 }), deps))).toEqual({
+      accepted: false,
+      existing: receipt,
+    });
   });
 
   it('makes a second business receipt for one lineage impossible in the file itself, not only through the API', async () => {
@@ -120,8 +132,16 @@ describe('SqliteLedger on disk', () => {
     const ledger = await openLedger();
     const deps = testDeps(11);
     const other = { ...businessInput().lineage, session: 'session-2' };
-    const batch = [createBusinessReceipt(businessInput(), deps), createBusinessReceipt(businessInput({ requestId: 2 }), deps), createBusinessReceipt(businessInput({ lineage: other }), deps)];
-    expect(await ledger.acceptBusinessReceipts(batch)).toEqual([{ accepted: true }, { accepted: false, existing: batch[0] }, { accepted: true }]);
+    const batch = [
+      createBusinessReceipt(businessInput(), deps),
+      createBusinessReceipt(businessInput({ requestId: 2 }), deps),
+      createBusinessReceipt(businessInput({ lineage: other }), deps),
+    ];
+    expect(await ledger.acceptBusinessReceipts(batch)).toEqual([
+      { accepted: true },
+      { accepted: false, existing: batch[0] },
+      { accepted: true },
+    ]);
     // All or nothing: a reused receipt id fails the batch, and the fresh receipt before it is not kept.
     const fresh = createBusinessReceipt(businessInput({ lineage: { ...other, session: 'session-3' } }), deps);
     const reusedId = { ...batch[2]!, lineage: { ...other, session: 'session-4' } };
@@ -168,7 +188,10 @@ describe('schema migrations', () => {
     const file = join(tmp.dir, 'v1.sqlite');
     const deps = testDeps(21);
     const record = createNavigation(navigationInput(), deps).record;
-    const consent = createConsentReceipt({ navigationId: record.id, shown: { display: null, findings: [], message: 'm' }, decision: 'accept' }, deps);
+    const consent = createConsentReceipt(
+      { navigationId: record.id, shown: { display: null, findings: [], message: 'm' }, decision: 'accept' },
+      deps,
+    );
     const receipt = createBusinessReceipt(businessInput(), deps);
     const pendingSince = record.createdAt + 50;
 
@@ -177,18 +200,34 @@ describe('schema migrations', () => {
     raw.pragma('journal_mode = WAL');
     expect(migrate(raw, 1)).toBe(1);
     expect(schemaVersion(raw)).toBe(1);
-    raw.prepare(
-      'INSERT INTO navigations (id, elicitation_id, server_key, state, flow_trigger, created_at, expires_at, updated_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(record.id, record.elicitationId, record.server.key, 'OUT_OF_BAND_PENDING', 'navigation-opened', record.createdAt, record.expiresAt, pendingSince, JSON.stringify(record));
-    raw.prepare('INSERT INTO consent_receipts (id, navigation_id, decision, at, record) VALUES (?, ?, ?, ?, ?)').run(consent.id, record.id, consent.decision, consent.at, JSON.stringify(consent));
-    raw.prepare('INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, at, record) VALUES (?, ?, ?, ?, ?, ?)').run(
-      receipt.id,
-      receipt.lineage.session,
-      receipt.lineage.kind,
-      receipt.lineage.originalRequestDigest,
-      receipt.at,
-      JSON.stringify(receipt),
-    );
+    raw
+      .prepare(
+        'INSERT INTO navigations (id, elicitation_id, server_key, state, flow_trigger, created_at, expires_at, updated_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        record.id,
+        record.elicitationId,
+        record.server.key,
+        'OUT_OF_BAND_PENDING',
+        'navigation-opened',
+        record.createdAt,
+        record.expiresAt,
+        pendingSince,
+        JSON.stringify(record),
+      );
+    raw
+      .prepare('INSERT INTO consent_receipts (id, navigation_id, decision, at, record) VALUES (?, ?, ?, ?, ?)')
+      .run(consent.id, record.id, consent.decision, consent.at, JSON.stringify(consent));
+    raw
+      .prepare('INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, at, record) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(
+        receipt.id,
+        receipt.lineage.session,
+        receipt.lineage.kind,
+        receipt.lineage.originalRequestDigest,
+        receipt.at,
+        JSON.stringify(receipt),
+      );
     expect(raw.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'flow_transitions'").get()).toEqual({ n: 0 });
     raw.close();
 
@@ -196,11 +235,25 @@ describe('schema migrations', () => {
     try {
       expect(ledger.settings().schemaVersion).toBe(LATEST_VERSION);
       const stored = await ledger.getNavigation(record.id);
-      expect(stored).toEqual({ record, flow: { id: record.id, state: 'OUT_OF_BAND_PENDING', trigger: 'navigation-opened', createdAt: record.createdAt, updatedAt: pendingSince } });
-      expect(await ledger.listTransitions(record.id)).toEqual([{ navigationId: record.id, from: null, to: 'OUT_OF_BAND_PENDING', trigger: null, at: pendingSince }]);
+      expect(stored).toEqual({
+        record,
+        flow: {
+          id: record.id,
+          state: 'OUT_OF_BAND_PENDING',
+          trigger: 'navigation-opened',
+          createdAt: record.createdAt,
+          updatedAt: pendingSince,
+        },
+      });
+      expect(await ledger.listTransitions(record.id)).toEqual([
+        { navigationId: record.id, from: null, to: 'OUT_OF_BAND_PENDING', trigger: null, at: pendingSince },
+      ]);
       expect((await ledger.listNavigations({ state: 'OUT_OF_BAND_PENDING' })).map((s) => s.record.id)).toEqual([record.id]);
       expect(await ledger.listConsentReceipts(record.id)).toEqual([consent]);
-      expect(await ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ requestId: 5 }), deps))).toEqual({ accepted: false, existing: receipt });
+      expect(await ledger.acceptBusinessReceipt(createBusinessReceipt(businessInput({ requestId: 5 }), deps))).toEqual({
+        accepted: false,
+        existing: receipt,
+      });
       const recovered = await ledger.updateFlowState(record.id, 'OUT_OF_BAND_PENDING', 'USER_RETRY', 'manual-recovery', pendingSince + 1);
       expect(recovered.updated).toBe(true);
       expect(await ledger.listTransitions(record.id)).toHaveLength(2);
@@ -215,13 +268,26 @@ describe('schema migrations', () => {
     // Receipts of release 2: random ids, every kind of JSON-RPC id, the JSON copy as the only place of the other fields.
     const old = [
       createBusinessReceipt(businessInput({ requestId: 7 }), deps),
-      createBusinessReceipt(businessInput({ requestId: 'req "quoted" \\ 1', lineage: { ...businessInput().lineage, session: 's-2' } }), deps),
-      createBusinessReceipt(businessInput({ requestId: 0.30000000000000004, retryGeneration: 3, requirementReceiptIds: ['cr_a', 'cr_b'], lineage: { ...businessInput().lineage, kind: 'error-retry' } }), deps),
+      createBusinessReceipt(
+        businessInput({ requestId: 'req "quoted" \\ 1', lineage: { ...businessInput().lineage, session: 's-2' } }),
+        deps,
+      ),
+      createBusinessReceipt(
+        businessInput({
+          requestId: 0.30000000000000004,
+          retryGeneration: 3,
+          requirementReceiptIds: ['cr_a', 'cr_b'],
+          lineage: { ...businessInput().lineage, kind: 'error-retry' },
+        }),
+        deps,
+      ),
     ].map((r, i) => ({ ...r, id: `br_${String(9 - i).repeat(32)}` }));
     const raw = new Database(file);
     raw.pragma('journal_mode = WAL');
     expect(migrate(raw, 2)).toBe(2);
-    const insert = raw.prepare('INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, at, record) VALUES (?, ?, ?, ?, ?, ?)');
+    const insert = raw.prepare(
+      'INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, at, record) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     for (const r of old) insert.run(r.id, r.lineage.session, r.lineage.kind, r.lineage.originalRequestDigest, r.at, JSON.stringify(r));
     raw.close();
 
@@ -230,7 +296,10 @@ describe('schema migrations', () => {
       expect(ledger.settings().schemaVersion).toBe(LATEST_VERSION);
       for (const r of old) expect(await ledger.getBusinessReceipt(r.lineage)).toEqual(r);
       // Uniqueness per lineage and per receipt id holds for the migrated rows.
-      for (const r of old) expect(await ledger.acceptBusinessReceipt(createBusinessReceipt({ ...businessInput({ requestId: 99 }), lineage: r.lineage }, deps))).toEqual({ accepted: false, existing: r });
+      for (const r of old)
+        expect(
+          await ledger.acceptBusinessReceipt(createBusinessReceipt({ ...businessInput({ requestId: 99 }), lineage: r.lineage }, deps)),
+        ).toEqual({ accepted: false, existing: r });
       const reused = { ...old[0]!, lineage: { ...old[0]!.lineage, session: 'another' } };
       expect(await codeOf(() => ledger.acceptBusinessReceipt(reused))).toBe('E_DUPLICATE_RECORD');
       const fresh = createBusinessReceipt(businessInput({ lineage: { ...businessInput().lineage, session: 'new' } }), deps);
@@ -241,8 +310,15 @@ describe('schema migrations', () => {
     const after = new Database(file, { readonly: true });
     try {
       // Rows keep the order they were written in; the JSON copy is gone.
-      expect(after.prepare('SELECT id FROM business_receipts ORDER BY seq').all().map((row) => (row as { id: string }).id)).toEqual([...old.map((r) => r.id), expect.stringMatching(/^br_/)]);
-      expect(after.prepare("SELECT count(*) AS n FROM pragma_table_info('business_receipts') WHERE name = 'record'").get()).toEqual({ n: 0 });
+      expect(
+        after
+          .prepare('SELECT id FROM business_receipts ORDER BY seq')
+          .all()
+          .map((row) => (row as { id: string }).id),
+      ).toEqual([...old.map((r) => r.id), expect.stringMatching(/^br_/)]);
+      expect(after.prepare("SELECT count(*) AS n FROM pragma_table_info('business_receipts') WHERE name = 'record'").get()).toEqual({
+        n: 0,
+      });
     } finally {
       after.close();
     }
@@ -275,7 +351,11 @@ describe('loading better-sqlite3', () => {
       const ledger = await SqliteLedger.open(':memory:').catch((e) => e);
       console.log(JSON.stringify({ afterImport, afterOpen: loaded(), code: ledger.code ?? null }));
     `;
-    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: process.cwd(),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(result.stderr).toBe('');
     // An in-memory database cannot use WAL, so the open itself is refused after loading the driver.
     expect(JSON.parse(result.stdout.trim())).toEqual({ afterImport: false, afterOpen: true, code: 'E_LEDGER_UNAVAILABLE' });

@@ -21,7 +21,10 @@ describe('narrowCapabilities', () => {
     const caps = { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} };
     const policy = parsePolicy({ url: { enabled: false } }).base;
     const declared = declaredModes(caps);
-    expect(narrowCapabilities(caps, declared, allowedModes(declared, policy))).toEqual({ elicitation: { form: { applyDefaults: true } }, sampling: {} });
+    expect(narrowCapabilities(caps, declared, allowedModes(declared, policy))).toEqual({
+      elicitation: { form: { applyDefaults: true } },
+      sampling: {},
+    });
     expect(narrowCapabilities(caps, declared, declared)).toBe(caps);
   });
 

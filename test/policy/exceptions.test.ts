@@ -26,7 +26,13 @@ describe('policy: exceptions are per server, need a reason, and stay narrow', ()
       url: { onBlock: 'audit' },
       servers: {
         internal: {
-          form: { allow: [{ field: 'api_key', reason: 'the internal tool asks for its own key name' }, { schema: digest, reason: 'reviewed' }, { field: 'pin', schema: digest, reason: 'both' }] },
+          form: {
+            allow: [
+              { field: 'api_key', reason: 'the internal tool asks for its own key name' },
+              { schema: digest, reason: 'reviewed' },
+              { field: 'pin', schema: digest, reason: 'both' },
+            ],
+          },
           url: { allow: [{ domain: 'xn--pypal-4ve.com', reason: 'our test tenant' }] },
         },
       },
@@ -38,22 +44,38 @@ describe('policy: exceptions are per server, need a reason, and stay narrow', ()
 
   it('refuses rules without a reason, a rule with neither field nor schema, a subdomain or suffix as the domain, and allow at the top level', () => {
     expect(policyError({ servers: { s: { form: { allow: [{ field: 'api_key' }] } } } })).toContain('$.servers.s.form.allow[0].reason');
-    expect(policyError({ servers: { s: { form: { allow: [{ reason: 'x' }] } } } })).toContain('an allow rule needs "field", "schema" or both');
+    expect(policyError({ servers: { s: { form: { allow: [{ reason: 'x' }] } } } })).toContain(
+      'an allow rule needs "field", "schema" or both',
+    );
     expect(policyError({ servers: { s: { form: { allow: [{ schema: 'md5:abc', reason: 'x' }] } } } })).toContain('sha256:<64 hex digits>');
-    expect(policyError({ servers: { s: { url: { allow: [{ domain: 'login.example.com', reason: 'x' }] } } } })).toContain('a registrable domain (eTLD+1)');
-    expect(policyError({ servers: { s: { url: { allow: [{ domain: 'co.uk', reason: 'x' }] } } } })).toContain('a registrable domain (eTLD+1)');
+    expect(policyError({ servers: { s: { url: { allow: [{ domain: 'login.example.com', reason: 'x' }] } } } })).toContain(
+      'a registrable domain (eTLD+1)',
+    );
+    expect(policyError({ servers: { s: { url: { allow: [{ domain: 'co.uk', reason: 'x' }] } } } })).toContain(
+      'a registrable domain (eTLD+1)',
+    );
     expect(policyError({ form: { allow: [] } })).toContain('exceptions are per server, put them under servers.<key>.form.allow');
   });
 });
 
 describe('form.allow', () => {
-  const doc = parsePolicy({ servers: { internal: { form: { allow: [{ field: 'api_key', reason: 'a key name, not a key' }] } }, pinned: { form: { allow: [{ schema: schemaDigest(apiKeySchema)!, reason: 'reviewed schema' }] } } } });
+  const doc = parsePolicy({
+    servers: {
+      internal: { form: { allow: [{ field: 'api_key', reason: 'a key name, not a key' }] } },
+      pinned: { form: { allow: [{ schema: schemaDigest(apiKeySchema)!, reason: 'reviewed schema' }] } },
+    },
+  });
 
   it('lets the named field through as ordinary, records the use, and keeps other sensitive fields blocked', () => {
     const audit = auditForm({ message: 'Key', requestedSchema: apiKeySchema }, doc.forServer('internal'));
     expect(audit.verdict).toBe('allow');
-    expect(audit.fields.find((f) => f.name === 'api_key')).toMatchObject({ class: 'ordinary', reasons: expect.arrayContaining(['allowed:credential']) });
-    expect(audit.exceptions).toEqual([{ type: 'exception.used', kind: 'form-field', target: 'api_key', reason: 'a key name, not a key', findings: ['E_SENSITIVE_FIELD'] }]);
+    expect(audit.fields.find((f) => f.name === 'api_key')).toMatchObject({
+      class: 'ordinary',
+      reasons: expect.arrayContaining(['allowed:credential']),
+    });
+    expect(audit.exceptions).toEqual([
+      { type: 'exception.used', kind: 'form-field', target: 'api_key', reason: 'a key name, not a key', findings: ['E_SENSITIVE_FIELD'] },
+    ]);
     expect(auditForm({ message: 'Log in', requestedSchema: passwordSchema }, doc.forServer('internal')).verdict).toBe('block');
     expect(auditForm({ message: 'Key', requestedSchema: apiKeySchema }, doc.forServer('elsewhere')).verdict).toBe('block');
   });
@@ -75,8 +97,17 @@ describe('form.allow', () => {
     const guard = createGuard({ policy: doc, server: 'internal', onEvent: (e) => events.push(e) });
     handshake(guard, { form: {} });
     expect(guard.inbound(formRequest(9, apiKeySchema)).action).toBe('forward');
-    expect(events.find((e) => e.type === 'exception.used')).toMatchObject({ kind: 'form-field', target: 'api_key', requestId: 9, server: { key: 'internal' } });
-    const answer = guard.outbound({ jsonrpc: '2.0', id: 9, result: { action: 'accept', content: { api_key: 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8', project: 'x' } } });
+    expect(events.find((e) => e.type === 'exception.used')).toMatchObject({
+      kind: 'form-field',
+      target: 'api_key',
+      requestId: 9,
+      server: { key: 'internal' },
+    });
+    const answer = guard.outbound({
+      jsonrpc: '2.0',
+      id: 9,
+      result: { action: 'accept', content: { api_key: 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8', project: 'x' } },
+    });
     expect(answer).toMatchObject({ action: 'forward', message: { result: { action: 'cancel' } } });
   });
 
@@ -90,7 +121,12 @@ describe('form.allow', () => {
 });
 
 describe('url.allow and url.onBlock "audit"', () => {
-  const doc = parsePolicy({ servers: { tenant: { url: { allow: [{ domain: 'pаypal.com', reason: 'our staging tenant' }] } }, rollout: { url: { onBlock: 'audit' } } } });
+  const doc = parsePolicy({
+    servers: {
+      tenant: { url: { allow: [{ domain: 'pаypal.com', reason: 'our staging tenant' }] } },
+      rollout: { url: { onBlock: 'audit' } },
+    },
+  });
 
   it('excuses look-alike findings on that registrable domain and its subdomains, and records the use', () => {
     expect(analyzeUrl(HOMOGLYPH, doc.base).verdict).toBe('block');
@@ -98,7 +134,15 @@ describe('url.allow and url.onBlock "audit"', () => {
       const a = analyzeUrl(url, doc.forServer('tenant'));
       expect(a.verdict, url).toBe('allow');
       expect(a.findings.find((f) => f.code === UrlFinding.lookalikeHomoglyph)?.severity).toBe('info');
-      expect(a.exceptions).toEqual([{ type: 'exception.used', kind: 'url-domain', target: 'pаypal.com', reason: 'our staging tenant', findings: [UrlFinding.idnMixedScript, UrlFinding.lookalikeHomoglyph] }]);
+      expect(a.exceptions).toEqual([
+        {
+          type: 'exception.used',
+          kind: 'url-domain',
+          target: 'pаypal.com',
+          reason: 'our staging tenant',
+          findings: [UrlFinding.idnMixedScript, UrlFinding.lookalikeHomoglyph],
+        },
+      ]);
     }
     expect(analyzeUrl('https://xn--pypal-4ve.net/', doc.forServer('tenant')).verdict).toBe('block');
   });
@@ -107,7 +151,10 @@ describe('url.allow and url.onBlock "audit"', () => {
     const structural = [
       ['https://me@xn--pypal-4ve.com/login', UrlFinding.userinfo],
       ['http://xn--pypal-4ve.com/login', UrlFinding.scheme],
-      ['https://xn--pypal-4ve.com/cb?access_token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', UrlFinding.credential],
+      [
+        'https://xn--pypal-4ve.com/cb?access_token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+        UrlFinding.credential,
+      ],
     ] as const;
     for (const [url, code] of structural) {
       for (const server of ['tenant', 'rollout']) {
@@ -126,7 +173,11 @@ describe('url.allow and url.onBlock "audit"', () => {
     handshake(guard, { url: {} });
     const decision = guard.inbound(urlRequest(4, HOMOGLYPH, 'e-1'));
     expect(decision.action).toBe('forward');
-    expect(events.find((e) => e.type === 'url.audited')).toMatchObject({ requestId: 4, host: 'xn--pypal-4ve.com', findings: [UrlFinding.lookalikeHomoglyph] });
+    expect(events.find((e) => e.type === 'url.audited')).toMatchObject({
+      requestId: 4,
+      host: 'xn--pypal-4ve.com',
+      findings: [UrlFinding.lookalikeHomoglyph],
+    });
     expect(events.find((e) => e.type === 'elicitation.forwarded')).toMatchObject({ verdict: 'warn' });
     // A structural block still blocks in the audit stage.
     expect(guard.inbound(urlRequest(5, 'https://me@xn--pypal-4ve.com/', 'e-2')).action).toBe('reply');

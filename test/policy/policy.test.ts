@@ -30,15 +30,26 @@ describe('policy', () => {
   });
 
   it('applies per-server overrides on top of the file, leaving other servers on the base', () => {
-    const doc = parsePolicy({ form: { onSensitive: 'audit' }, servers: { dev: { profile: 'development', url: { allowedHosts: ['example.com'] } } } });
-    expect(doc.forServer('dev')).toMatchObject({ profile: 'development', form: { onSensitive: 'audit', enabled: true }, url: { allowedHosts: ['example.com'], maxLength: 2048 } });
+    const doc = parsePolicy({
+      form: { onSensitive: 'audit' },
+      servers: { dev: { profile: 'development', url: { allowedHosts: ['example.com'] } } },
+    });
+    expect(doc.forServer('dev')).toMatchObject({
+      profile: 'development',
+      form: { onSensitive: 'audit', enabled: true },
+      url: { allowedHosts: ['example.com'], maxLength: 2048 },
+    });
     expect(doc.forServer('other').profile).toBe('production');
     expect(doc.forServer(undefined)).toBe(doc.base);
     expect(doc.forServer('__proto__')).toBe(doc.base);
   });
 
   it('names the JSON path and what was expected when a policy is wrong', () => {
-    const error = parseError({ form: { onSensitive: 'warn' }, url: { maxLength: 'long', allowedHosts: ['https://x.com/'] }, servers: { s: { form: { enabeld: true } } } });
+    const error = parseError({
+      form: { onSensitive: 'warn' },
+      url: { maxLength: 'long', allowedHosts: ['https://x.com/'] },
+      servers: { s: { form: { enabeld: true } } },
+    });
     expect(error.code).toBe('E_POLICY_INVALID');
     expect(error.message).toContain('at $.form.onSensitive:');
     expect(error.message).toContain('"block"');
@@ -61,7 +72,18 @@ describe('policy', () => {
 
   it('ships a JSON Schema that describes every top-level section', () => {
     const properties = policyJsonSchema.properties as Record<string, unknown>;
-    expect(Object.keys(properties).sort()).toEqual(['$schema', 'completion', 'form', 'issuing', 'profile', 'retry', 'servers', 'subject', 'url', 'version']);
+    expect(Object.keys(properties).sort()).toEqual([
+      '$schema',
+      'completion',
+      'form',
+      'issuing',
+      'profile',
+      'retry',
+      'servers',
+      'subject',
+      'url',
+      'version',
+    ]);
     expect(policyJsonSchema.additionalProperties).toBe(false);
   });
 

@@ -50,7 +50,14 @@ type Step =
 const pick = fc.nat({ max: 15 });
 const link = fc.constantFrom('deliver', 'deliver', 'deliver', 'duplicate', 'lose') as fc.Arbitrary<'deliver' | 'duplicate' | 'lose'>;
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ t: fc.constant('call' as const), kind: fc.constantFrom<Kind>('nested', 'nested', 'error', 'error', 'plain'), blocked: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constant('call' as const),
+      kind: fc.constantFrom<Kind>('nested', 'nested', 'error', 'error', 'plain'),
+      blocked: fc.boolean(),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ t: fc.constant('retry' as const), pick }) },
   { weight: 8, arbitrary: fc.record({ t: fc.constant('toServer' as const), pick, mode: link }) },
   { weight: 8, arbitrary: fc.record({ t: fc.constant('toHost' as const), pick, mode: link }) },
@@ -59,10 +66,32 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('serverGhostNotice' as const), n: fc.nat({ max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('serverCancel' as const), pick }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('serverForm' as const), sensitive: fc.boolean() }) },
-  { weight: 4, arbitrary: fc.record({ t: fc.constant('hostAnswer' as const), pick, action: fc.constantFrom('accept', 'accept', 'decline', 'cancel') as fc.Arbitrary<'accept' | 'decline' | 'cancel'> }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('control' as const), pick, control: fc.constantFrom('confirm', 'retry', 'cancel', 'accept', 'decline', 'dismiss') as fc.Arbitrary<'confirm' | 'retry' | 'cancel' | 'accept' | 'decline' | 'dismiss'> }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constant('hostAnswer' as const),
+      pick,
+      action: fc.constantFrom('accept', 'accept', 'decline', 'cancel') as fc.Arbitrary<'accept' | 'decline' | 'cancel'>,
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('control' as const),
+      pick,
+      control: fc.constantFrom('confirm', 'retry', 'cancel', 'accept', 'decline', 'dismiss') as fc.Arbitrary<
+        'confirm' | 'retry' | 'cancel' | 'accept' | 'decline' | 'dismiss'
+      >,
+    }),
+  },
   { weight: 8, arbitrary: fc.constant({ t: 'flush' as const }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('clock' as const), ms: fc.oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: TTL_MS, max: 2 * TTL_MS })) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('clock' as const),
+      ms: fc.oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: TTL_MS, max: 2 * TTL_MS })),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ t: 'reconnect' as const }) },
 );
 const scenario = fc.record({ maxRetries: fc.constantFrom(1, 2), steps: fc.array(step, { minLength: 10, maxLength: 60, size: 'max' }) });
@@ -101,7 +130,17 @@ interface ServerElicitation {
 }
 
 /** Counts over all runs: the checks prove little unless the runs reach these situations. */
-const reached = { receipts: 0, deliveredCompletions: 0, droppedCompletions: 0, refusedRetries: new Set<string>(), withheld: 0, staleDrops: 0, guardErrors: 0, errorRequirements: 0, nestedBound: 0 };
+const reached = {
+  receipts: 0,
+  deliveredCompletions: 0,
+  droppedCompletions: 0,
+  refusedRetries: new Set<string>(),
+  withheld: 0,
+  staleDrops: 0,
+  guardErrors: 0,
+  errorRequirements: 0,
+  nestedBound: 0,
+};
 
 class World {
   now = 1_800_000_000_000;
@@ -169,15 +208,26 @@ class World {
 
   #checkShape(decision: Decision): void {
     const keys = Object.keys(decision).sort().join(',');
-    const expected = decision.action === 'drop' ? 'action,events' : decision.action === 'defer' ? 'action,events,until' : 'action,events,message';
-    if (!['forward', 'reply', 'drop', 'defer'].includes(decision.action) || keys !== expected) this.fail(`decision has the shape ${decision.action}:{${keys}}`);
+    const expected =
+      decision.action === 'drop' ? 'action,events' : decision.action === 'defer' ? 'action,events,until' : 'action,events,message';
+    if (!['forward', 'reply', 'drop', 'defer'].includes(decision.action) || keys !== expected)
+      this.fail(`decision has the shape ${decision.action}:{${keys}}`);
     // Without a ledger nothing waits for a durable write.
     if (decision.action === 'defer') this.fail('a decision was deferred without a ledger');
     if (!Array.isArray(decision.events)) this.fail('decision.events is not an array');
     for (const event of decision.events) {
-      if (typeof event.type !== 'string' || typeof event.at !== 'number' || typeof event.generation !== 'number' || typeof event.server !== 'object') this.fail(`malformed event ${JSON.stringify(event)}`);
+      if (
+        typeof event.type !== 'string' ||
+        typeof event.at !== 'number' ||
+        typeof event.generation !== 'number' ||
+        typeof event.server !== 'object'
+      )
+        this.fail(`malformed event ${JSON.stringify(event)}`);
     }
-    if ((decision.action === 'forward' || decision.action === 'reply') && (typeof decision.message !== 'object' || decision.message === null || (decision.message as Msg).jsonrpc !== '2.0')) {
+    if (
+      (decision.action === 'forward' || decision.action === 'reply') &&
+      (typeof decision.message !== 'object' || decision.message === null || (decision.message as Msg).jsonrpc !== '2.0')
+    ) {
       this.fail(`decision message is not JSON-RPC 2.0: ${JSON.stringify(decision.message)}`);
     }
   }
@@ -328,7 +378,8 @@ class World {
     this.boundNested.clear();
     this.openServerElicitations.clear();
     this.hostElicitations.length = 0;
-    if (this.guard.session().generation !== this.generation) this.fail(`generation ${this.guard.session().generation}, expected ${this.generation}`);
+    if (this.guard.session().generation !== this.generation)
+      this.fail(`generation ${this.guard.session().generation}, expected ${this.generation}`);
   }
 
   // ---------------------------------------------------------------- the links
@@ -392,21 +443,24 @@ class World {
   }
 
   #register(elicitationId: string): void {
-    if (!this.known.has(elicitationId)) this.known.set(elicitationId, { generation: this.generation, registeredAt: this.now, state: 'pending' });
+    if (!this.known.has(elicitationId))
+      this.known.set(elicitationId, { generation: this.generation, registeredAt: this.now, state: 'pending' });
     if (!this.seenElicitationIds.includes(elicitationId)) this.seenElicitationIds.push(elicitationId);
   }
 
   #hostGetsElicitation(request: Msg): void {
     const params = request.params ?? {};
     const mode = params.mode === 'url' ? 'url' : 'form';
-    if (params._meta?.[mode === 'url' ? URL_META : FORM_META] === undefined) this.fail(`an ${mode}-mode elicitation reached the host without the guard's judgement`);
+    if (params._meta?.[mode === 'url' ? URL_META : FORM_META] === undefined)
+      this.fail(`an ${mode}-mode elicitation reached the host without the guard's judgement`);
     const elicitationId = mode === 'url' ? (params.elicitationId as string) : null;
     if (elicitationId !== null) {
       this.#register(elicitationId);
       // The guard binds a nested elicitation to the one request in flight, and only then.
       if (this.inFlight.size === 1) {
         const [original] = this.inFlight;
-        if (this.guard.flow(elicitationId)?.lineage !== 'nested') this.fail(`elicitation ${elicitationId} was not bound to the one request in flight`);
+        if (this.guard.flow(elicitationId)?.lineage !== 'nested')
+          this.fail(`elicitation ${elicitationId} was not bound to the one request in flight`);
         this.boundNested.set(original!, this.baseOf.get(original!)!);
         reached.nestedBound += 1;
       }
@@ -419,7 +473,8 @@ class World {
     const id = notice.params?.elicitationId as string;
     const known = this.known.get(id);
     if (known === undefined) this.fail(`a completion for the unknown id ${id} reached the host`);
-    else if (known.generation !== this.generation) this.fail(`a completion for ${id} of session generation ${known.generation} reached the host in generation ${this.generation}`);
+    else if (known.generation !== this.generation)
+      this.fail(`a completion for ${id} of session generation ${known.generation} reached the host in generation ${this.generation}`);
     else if (known.state !== 'pending') this.fail(`a completion for the ${known.state} id ${id} reached the host`);
     else if (this.now >= known.registeredAt + TTL_MS) this.fail(`a completion for the expired id ${id} reached the host`);
     else known.state = 'delivered';
@@ -429,9 +484,17 @@ class World {
   #hostGetsRequirement(error: Msg, originalId: Id): void {
     const entries = error.error?.data?.elicitations;
     if (!Array.isArray(entries)) return this.fail('a -32042 reached the host without its list');
-    for (const entry of entries) if (entry?._meta?.[URL_META] === undefined) this.fail(`an unchecked -32042 entry reached the host: ${JSON.stringify(entry)}`);
+    for (const entry of entries)
+      if (entry?._meta?.[URL_META] === undefined) this.fail(`an unchecked -32042 entry reached the host: ${JSON.stringify(entry)}`);
     const base = this.baseOf.get(originalId)!;
-    const requirement: Requirement = { base, op: this.opOf.get(originalId)!, elicitationIds: entries.map((e: Msg) => e.elicitationId as string), createdAt: this.now, generation: this.generation, refused: false };
+    const requirement: Requirement = {
+      base,
+      op: this.opOf.get(originalId)!,
+      elicitationIds: entries.map((e: Msg) => e.elicitationId as string),
+      createdAt: this.now,
+      generation: this.generation,
+      refused: false,
+    };
     for (const id of requirement.elicitationIds) this.#register(id);
     this.requirements.push(requirement);
     this.currentRequirement.set(base, requirement);
@@ -462,7 +525,11 @@ class World {
         const elicitationId = this.#issue(base);
         const entries: Msg[] = [{ mode: 'url', elicitationId, url: GOOD_URL, message: 'Sign in to continue' }];
         if (blocked) entries.push({ mode: 'url', elicitationId: this.#issue(base), url: BLOCKED_URL, message: 'Pay here' });
-        this.toHost.push({ jsonrpc: '2.0', id, error: { code: -32042, message: 'URL elicitation required', data: { elicitations: entries } } });
+        this.toHost.push({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32042, message: 'URL elicitation required', data: { elicitations: entries } },
+        });
         return;
       }
       case 'nested': {
@@ -470,7 +537,12 @@ class World {
         const serverId = `s${this.nextServerId++}`;
         this.serverCreates.set(serverId, elicitationId);
         this.nestedWaiting.set(id, { base, elicitationId, answered: false });
-        this.toHost.push({ jsonrpc: '2.0', id: serverId, method: 'elicitation/create', params: { mode: 'url', message: 'Connect your account', url: blocked ? BLOCKED_URL : GOOD_URL, elicitationId } });
+        this.toHost.push({
+          jsonrpc: '2.0',
+          id: serverId,
+          method: 'elicitation/create',
+          params: { mode: 'url', message: 'Connect your account', url: blocked ? BLOCKED_URL : GOOD_URL, elicitationId },
+        });
         return;
       }
     }
@@ -490,13 +562,17 @@ class World {
     const state = this.serverElicitations.get(entry.elicitationId)!.state;
     if (state === 'issued' && !force) return;
     entry.answered = true;
-    if (state === 'refused' && !force) this.toHost.push({ jsonrpc: '2.0', id, error: { code: -32603, message: 'The user did not connect the account' } });
+    if (state === 'refused' && !force)
+      this.toHost.push({ jsonrpc: '2.0', id, error: { code: -32603, message: 'The user did not connect the account' } });
     else this.toHost.push({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `nested ${entry.base}` }] } });
   }
 
   /** The out-of-band step finished: the server notifies (with `any`, also for ids it should not). */
   serverComplete(n: number, any: boolean): void {
-    const candidates = [...this.serverElicitations.values()].filter((e) => any || e.state === 'accepted' || (e.state === 'issued' && !this.serverCreates.has(e.id) && this.bases[e.base]!.kind === 'error'));
+    const candidates = [...this.serverElicitations.values()].filter(
+      (e) =>
+        any || e.state === 'accepted' || (e.state === 'issued' && !this.serverCreates.has(e.id) && this.bases[e.base]!.kind === 'error'),
+    );
     if (candidates.length === 0) return;
     const elicitation = candidates[n % candidates.length]!;
     if (elicitation.state !== 'refused') elicitation.state = 'done';
@@ -518,7 +594,12 @@ class World {
   }
 
   serverForm(sensitive: boolean): void {
-    this.toHost.push({ jsonrpc: '2.0', id: `s${this.nextServerId++}`, method: 'elicitation/create', params: { mode: 'form', message: 'A few details', requestedSchema: sensitive ? passwordSchema : benignSchema } });
+    this.toHost.push({
+      jsonrpc: '2.0',
+      id: `s${this.nextServerId++}`,
+      method: 'elicitation/create',
+      params: { mode: 'form', message: 'A few details', requestedSchema: sensitive ? passwordSchema : benignSchema },
+    });
   }
 
   /** `notifications/cancelled` is delivered through the guard like any other message. */
@@ -535,21 +616,28 @@ class World {
   checkFlows(): void {
     for (const id of this.seenElicitationIds) {
       const flow = this.guard.flow(id);
-      if (flow !== null && !(FLOW_STATES as readonly string[]).includes(flow.state)) this.fail(`flow ${id} is in ${flow.state}, a state outside the table`);
+      if (flow !== null && !(FLOW_STATES as readonly string[]).includes(flow.state))
+        this.fail(`flow ${id} is in ${flow.state}, a state outside the table`);
     }
     const metrics = this.guard.metrics() as unknown as Record<string, number>;
     if (metrics.sensitiveFieldsLetThrough !== 0) this.fail(`sensitiveFieldsLetThrough = ${metrics.sensitiveFieldsLetThrough}`);
     if (metrics.internalErrors !== 0) this.fail(`internalErrors = ${metrics.internalErrors}`);
     // Counters another change adds; read only where they exist.
-    if ('completionNoticesAdvancingUnknown' in metrics && metrics.completionNoticesAdvancingUnknown !== 0) this.fail(`completionNoticesAdvancingUnknown = ${metrics.completionNoticesAdvancingUnknown}`);
-    if ('maxAcceptancesPerLineage' in metrics && metrics.maxAcceptancesPerLineage! > 1) this.fail(`maxAcceptancesPerLineage = ${metrics.maxAcceptancesPerLineage}`);
+    if ('completionNoticesAdvancingUnknown' in metrics && metrics.completionNoticesAdvancingUnknown !== 0)
+      this.fail(`completionNoticesAdvancingUnknown = ${metrics.completionNoticesAdvancingUnknown}`);
+    if ('maxAcceptancesPerLineage' in metrics && metrics.maxAcceptancesPerLineage! > 1)
+      this.fail(`maxAcceptancesPerLineage = ${metrics.maxAcceptancesPerLineage}`);
   }
 
   checkAtTheEnd(): void {
     const last = new Map<string, string>();
     for (const event of this.events) {
       if (event.type === 'flow.transition') {
-        if (DESIGNED_TRIGGERS[event.from as keyof typeof DESIGNED_TRIGGERS]?.[event.to as keyof typeof DESIGNED_TRIGGERS]?.includes(event.trigger as never) !== true) {
+        if (
+          DESIGNED_TRIGGERS[event.from as keyof typeof DESIGNED_TRIGGERS]?.[event.to as keyof typeof DESIGNED_TRIGGERS]?.includes(
+            event.trigger as never,
+          ) !== true
+        ) {
           this.fail(`flow.transition ${event.from} → ${event.to} on ${event.trigger} is not an edge of the table`);
         }
         const previous = last.get(event.navigation) ?? 'CREATED';
@@ -565,7 +653,8 @@ class World {
     }
     for (const op of this.ops) {
       if (op.receipts > 1) this.fail(`operation ${op.base} (${op.ids.join(', ')}) has ${op.receipts} business receipts`);
-      if (op.finalResults > 1) this.fail(`operation ${op.base} (${op.ids.join(', ')}) reached the host with ${op.finalResults} final answers`);
+      if (op.finalResults > 1)
+        this.fail(`operation ${op.base} (${op.ids.join(', ')}) reached the host with ${op.finalResults} final answers`);
     }
   }
 }
@@ -611,24 +700,28 @@ function play(world: World, s: Step): void {
 }
 
 describe('random interleavings of both lineages through one guard', () => {
-  it('keeps every safety invariant on every run', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async ({ maxRetries, steps }) => {
-        const world = new World(maxRetries);
-        for (const s of steps) {
-          play(world, s);
+  it(
+    'keeps every safety invariant on every run',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async ({ maxRetries, steps }) => {
+          const world = new World(maxRetries);
+          for (const s of steps) {
+            play(world, s);
+            world.checkFlows();
+            if (world.failures.length > 0) break;
+          }
+          // Let the manual controls' promises settle: a rejection must be a GuardError.
+          await Promise.all(world.asyncControls);
           world.checkFlows();
-          if (world.failures.length > 0) break;
-        }
-        // Let the manual controls' promises settle: a rejection must be a GuardError.
-        await Promise.all(world.asyncControls);
-        world.checkFlows();
-        world.checkAtTheEnd();
-        expect(world.failures).toEqual([]);
-      }),
-      propertyParameters(200),
-    );
-  }, timeoutFor(200));
+          world.checkAtTheEnd();
+          expect(world.failures).toEqual([]);
+        }),
+        propertyParameters(200),
+      );
+    },
+    timeoutFor(200),
+  );
 
   it('reached the situations the checks are about', () => {
     // Checks over runs that never got anywhere prove nothing: the runs must reach these situations.

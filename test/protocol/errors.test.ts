@@ -15,11 +15,15 @@ describe('guard codes', () => {
   });
 
   it('each carry a doc comment', () => {
-    for (const [key, code] of Object.entries(GuardCode)) expect(source, `${key}: ${code}`).toMatch(new RegExp(`\\*/\\n  ${key}: '${code}'`));
+    for (const [key, code] of Object.entries(GuardCode))
+      expect(source, `${key}: ${code}`).toMatch(new RegExp(`\\*/\\n  ${key}: '${code}'`));
   });
 
   it('map to one wire answer by who receives it', () => {
-    expect(wireAnswer(GuardCode.sensitiveField, 'server', { fields: [] })).toEqual({ rpc: -32602, data: { code: 'E_SENSITIVE_FIELD', fields: [] } });
+    expect(wireAnswer(GuardCode.sensitiveField, 'server', { fields: [] })).toEqual({
+      rpc: -32602,
+      data: { code: 'E_SENSITIVE_FIELD', fields: [] },
+    });
     expect(wireAnswer(GuardCode.internal, 'server').rpc).toBe(-32603);
     expect(wireAnswer(GuardCode.retryExhausted, 'host').rpc).toBe(-32600);
     expect(wireAnswer(GuardCode.alreadyAccepted, 'host').rpc).toBe(-32603);

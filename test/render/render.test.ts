@@ -9,7 +9,10 @@ type Kind = UrlSegment['kind'];
 /** A display model built by hand, so these tests do not depend on the URL engine. */
 function display(parts: ReadonlyArray<readonly [Kind, string, boolean?]>, extra: Partial<UrlDisplay> = {}): UrlDisplay {
   const segments = parts.map(([kind, text, highlight]) => ({ kind, text, highlight: highlight === true }));
-  const hostText = segments.filter((s) => ['subdomain', 'registrable', 'host'].includes(s.kind)).map((s) => s.text).join('');
+  const hostText = segments
+    .filter((s) => ['subdomain', 'registrable', 'host'].includes(s.kind))
+    .map((s) => s.text)
+    .join('');
   const registrable = segments.find((s) => s.kind === 'registrable')?.text ?? null;
   return {
     full: segments.map((s) => s.text).join(''),
@@ -57,7 +60,10 @@ const KNOWN_TAGS = /<\/?(?:div|p|bdi|mark|span|ul|li|code)(?: [a-z-]+="[a-z0-9 -
 describe('renderUrl plain', () => {
   it('brackets the registrable domain in the URL line and the host line', () => {
     const out = renderUrl(google, 'plain');
-    expect(out.split('\n')).toEqual(['https://accounts.[google.com]/o/oauth2/v2/auth?client_id=abc&scope=openid%20email', 'host: accounts.[google.com]']);
+    expect(out.split('\n')).toEqual([
+      'https://accounts.[google.com]/o/oauth2/v2/auth?client_id=abc&scope=openid%20email',
+      'host: accounts.[google.com]',
+    ]);
   });
 
   it('brackets the real registrable domain of a brand-embedding host, not the brand', () => {
@@ -210,7 +216,9 @@ describe('renderUrl escaping in plain and ANSI output', () => {
 describe('renderUrl ANSI', () => {
   it('bolds and underlines the registrable domain and dims the rest of the host', () => {
     const first = renderUrl(google, 'ansi').split('\n')[0]!;
-    expect(first).toBe('https://\u001b[2maccounts.\u001b[22m\u001b[1;4mgoogle.com\u001b[22;24m/o/oauth2/v2/auth?client_id=abc&scope=openid%20email');
+    expect(first).toBe(
+      'https://\u001b[2maccounts.\u001b[22m\u001b[1;4mgoogle.com\u001b[22;24m/o/oauth2/v2/auth?client_id=abc&scope=openid%20email',
+    );
   });
 
   it('styles the host line the same way', () => {
@@ -218,7 +226,9 @@ describe('renderUrl ANSI', () => {
   });
 
   it('marks errors and warnings with distinct markers', () => {
-    const lines = renderUrl(embedded, 'ansi', findings).split('\n').map((l) => l.replace(SGR, ''));
+    const lines = renderUrl(embedded, 'ansi', findings)
+      .split('\n')
+      .map((l) => l.replace(SGR, ''));
     expect(lines[2]).toBe('✖ error URL_LOOKALIKE_EMBEDDED: paypal.com is embedded in a host of evil.net');
     expect(lines[3]).toBe('⚠ warning URL_BRAND_IN_SUBDOMAIN: paypal.com appears as a subdomain of evil.net');
   });
@@ -230,7 +240,9 @@ describe('renderUrl HTML', () => {
     expect(out).toContain(
       '<p class="meg-url-full"><bdi dir="ltr">https://<span class="meg-host">accounts.</span><mark class="meg-registrable">google.com</mark>/o/oauth2/v2/auth?client_id=abc&amp;scope=openid%20email</bdi></p>',
     );
-    expect(out).toContain('<p class="meg-url-host">host: <bdi dir="ltr"><span class="meg-host">accounts.</span><mark class="meg-registrable">google.com</mark></bdi></p>');
+    expect(out).toContain(
+      '<p class="meg-url-host">host: <bdi dir="ltr"><span class="meg-host">accounts.</span><mark class="meg-registrable">google.com</mark></bdi></p>',
+    );
     expect(out.startsWith('<div class="meg-url" dir="ltr">')).toBe(true);
     expect(out.endsWith('</div>')).toBe(true);
   });
@@ -259,7 +271,9 @@ describe('renderUrl HTML', () => {
       ['path', '/\u202emoc.lapyap\u2066x\u2069\u200d'],
     ]);
     const out = renderUrl(d, 'html');
-    expect(out).toContain('/<span class="meg-hidden">\\u{202E}</span>moc.lapyap<span class="meg-hidden">\\u{2066}</span>x<span class="meg-hidden">\\u{2069}</span><span class="meg-hidden">\\u{200D}</span>');
+    expect(out).toContain(
+      '/<span class="meg-hidden">\\u{202E}</span>moc.lapyap<span class="meg-hidden">\\u{2066}</span>x<span class="meg-hidden">\\u{2069}</span><span class="meg-hidden">\\u{200D}</span>',
+    );
     expect(out).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b-\u200f]/);
   });
 
@@ -286,7 +300,11 @@ describe('renderUrl HTML', () => {
         ]);
         const out = renderUrl(d, 'html', [{ code: 'URL_X', severity: 'warning', message }]);
         const text = out.replace(KNOWN_TAGS, '');
-        return !/[<>"']/.test(text) && !/[\u202a-\u202e\u2066-\u2069\u0000-\u0008\u001b]/.test(text) && out.includes('<mark class="meg-registrable">example.com</mark>');
+        return (
+          !/[<>"']/.test(text) &&
+          !/[\u202a-\u202e\u2066-\u2069\u0000-\u0008\u001b]/.test(text) &&
+          out.includes('<mark class="meg-registrable">example.com</mark>')
+        );
       }),
       { numRuns: 300 },
     );

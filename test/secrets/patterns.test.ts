@@ -22,9 +22,12 @@ describe('findSecret', () => {
     if (rule !== 'jwt' && rule !== 'private-key-block') expect(match?.rule).toBe(rule);
   });
 
-  it.each(['sk-learn is a library', 'my AKIA note', 'password123', 'https://example.com/a/b', 'ghp_short', 'The skeleton key'])('leaves ordinary text alone: %s', (text) => {
-    expect(findSecret(text)).toBeNull();
-  });
+  it.each(['sk-learn is a library', 'my AKIA note', 'password123', 'https://example.com/a/b', 'ghp_short', 'The skeleton key'])(
+    'leaves ordinary text alone: %s',
+    (text) => {
+      expect(findSecret(text)).toBeNull();
+    },
+  );
 });
 
 describe('looksRandomToken', () => {

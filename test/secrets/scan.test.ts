@@ -2,7 +2,15 @@ import { generateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english.js';
 import { wordlist as spanish } from '@scure/bip39/wordlists/spanish.js';
 import { describe, expect, it } from 'vitest';
-import { allSeedWords, findCardNumber, findSecret, isSeedPhrase, looksLikeRandomSecret, luhnValid, scanValue } from '../../src/secrets/index.js';
+import {
+  allSeedWords,
+  findCardNumber,
+  findSecret,
+  isSeedPhrase,
+  looksLikeRandomSecret,
+  luhnValid,
+  scanValue,
+} from '../../src/secrets/index.js';
 
 // Fake, format-valid values assembled at run time (never a real secret).
 const b64url = (n: number, seed = 7): string => {
@@ -18,7 +26,10 @@ const b64url = (n: number, seed = 7): string => {
 
 describe('findSecret: the formats the answer scan used to miss', () => {
   it.each([
-    ['encrypted-jwt', 'eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.' + b64url(40) + '.' + b64url(16, 3) + '.' + b64url(60, 5) + '.' + b64url(22, 9)],
+    [
+      'encrypted-jwt',
+      'eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.' + b64url(40) + '.' + b64url(16, 3) + '.' + b64url(60, 5) + '.' + b64url(22, 9),
+    ],
     ['encrypted-jwt', 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..' + b64url(16, 3) + '.' + b64url(60, 5) + '.' + b64url(22, 9)],
     ['connection-string', 'postgres://app:' + 'S3cretPass@db.internal:5432/app'],
     ['connection-string', 'mongodb+srv://admin:' + 'Passw0rd1@cluster0.abcd.mongodb.net/test'],
@@ -37,7 +48,13 @@ describe('findSecret: the formats the answer scan used to miss', () => {
   });
 
   it('leaves ordinary values alone', () => {
-    for (const text of ['https://example.com/docs', 'postgres://db.internal:5432/app', 'User Id=sa;Database=app', 'The meeting is at 10:30', 'sk-learn']) {
+    for (const text of [
+      'https://example.com/docs',
+      'postgres://db.internal:5432/app',
+      'User Id=sa;Database=app',
+      'The meeting is at 10:30',
+      'sk-learn',
+    ]) {
       expect(findSecret(text)).toBeNull();
     }
   });
@@ -59,7 +76,10 @@ describe('seed phrases', () => {
   it('recognises 12/15/18/21/24 words from one BIP-39 list', () => {
     for (const strength of [128, 160, 192, 224, 256]) expect(isSeedPhrase(generateMnemonic(english, strength))).toBe(true);
     expect(isSeedPhrase(generateMnemonic(spanish))).toBe(true);
-    const numbered = generateMnemonic(english).split(' ').map((w, i) => `${i + 1}. ${w}`).join('\n');
+    const numbered = generateMnemonic(english)
+      .split(' ')
+      .map((w, i) => `${i + 1}. ${w}`)
+      .join('\n');
     expect(isSeedPhrase(numbered)).toBe(true);
   });
 
@@ -87,7 +107,13 @@ describe('scanValue', () => {
   });
 
   it('keeps identifiers and words out of the entropy rule', () => {
-    for (const v of ['3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'da39a3ee5e6b4b0d3255bfef95601890afd80709', 'my-project-name-2024', 'reports/2024/Q1-summary.csv', 'Hello World, how are you?']) {
+    for (const v of [
+      '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+      'da39a3ee5e6b4b0d3255bfef95601890afd80709',
+      'my-project-name-2024',
+      'reports/2024/Q1-summary.csv',
+      'Hello World, how are you?',
+    ]) {
       expect(looksLikeRandomSecret(v)).toBe(false);
     }
   });

@@ -1,7 +1,12 @@
 import { McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GuardCode, GuardError } from '../../src/protocol/errors.js';
-import { createCompletionRegistry, revalidateFormContent, urlElicitationRequired, type UrlElicitationEntry } from '../../src/server/completion.js';
+import {
+  createCompletionRegistry,
+  revalidateFormContent,
+  urlElicitationRequired,
+  type UrlElicitationEntry,
+} from '../../src/server/completion.js';
 import { openSession, settle, type SdkSession } from './sdk-session.js';
 import { ServerCode } from '../../src/server/errors.js';
 
@@ -31,8 +36,18 @@ describe('createCompletionRegistry with real SDK sessions', () => {
     const bob = await openSession();
     sessions.push(alice, bob);
     const registry = createCompletionRegistry();
-    registry.register({ elicitationId: 'el-a', sessionId: 's-alice', subject: 'alice', notify: alice.server.createElicitationCompletionNotifier('el-a') });
-    registry.register({ elicitationId: 'el-b', sessionId: 's-bob', subject: 'bob', notify: bob.server.createElicitationCompletionNotifier('el-b') });
+    registry.register({
+      elicitationId: 'el-a',
+      sessionId: 's-alice',
+      subject: 'alice',
+      notify: alice.server.createElicitationCompletionNotifier('el-a'),
+    });
+    registry.register({
+      elicitationId: 'el-b',
+      sessionId: 's-bob',
+      subject: 'bob',
+      notify: bob.server.createElicitationCompletionNotifier('el-b'),
+    });
 
     expect(await registry.completeUrlElicitation('el-a')).toBe(true);
     await settle();
@@ -45,7 +60,12 @@ describe('createCompletionRegistry with real SDK sessions', () => {
     const alice = await openSession();
     sessions.push(alice);
     const registry = createCompletionRegistry();
-    registry.register({ elicitationId: 'el-a', sessionId: 's-alice', subject: 'alice', notify: alice.server.createElicitationCompletionNotifier('el-a') });
+    registry.register({
+      elicitationId: 'el-a',
+      sessionId: 's-alice',
+      subject: 'alice',
+      notify: alice.server.createElicitationCompletionNotifier('el-a'),
+    });
     expect(await registry.completeUrlElicitation('el-unknown')).toBe(false);
     expect(await registry.completeUrlElicitation('el-a')).toBe(true);
     expect(await registry.completeUrlElicitation('el-a')).toBe(false);
@@ -99,7 +119,8 @@ describe('createCompletionRegistry', () => {
 
   it('stays within its cap by dropping the oldest open elicitation', () => {
     const registry = createCompletionRegistry({ maxOpen: 3 });
-    for (let i = 0; i < 5; i++) registry.register({ elicitationId: `el-${i}`, sessionId: 's1', subject: 'alice', notify: async () => undefined });
+    for (let i = 0; i < 5; i++)
+      registry.register({ elicitationId: `el-${i}`, sessionId: 's1', subject: 'alice', notify: async () => undefined });
     expect(registry.size).toBe(3);
     expect(registry.lookup('el-0')).toBeNull();
     expect(registry.lookup('el-4')).not.toBeNull();
@@ -120,21 +141,36 @@ describe('createCompletionRegistry', () => {
 
   it('needs a verified subject, a session and a notifier', () => {
     const registry = createCompletionRegistry();
-    expect(codeOf(() => registry.register({ elicitationId: 'el-1', sessionId: 's1', subject: '', notify: async () => undefined }))).toBe(GuardCode.input);
-    expect(codeOf(() => registry.register({ elicitationId: 'el-1', sessionId: '', subject: 'alice', notify: async () => undefined }))).toBe(GuardCode.input);
-    expect(codeOf(() => registry.register({ elicitationId: 'el-1', sessionId: 's1', subject: 'alice', notify: undefined as never }))).toBe(GuardCode.input);
+    expect(codeOf(() => registry.register({ elicitationId: 'el-1', sessionId: 's1', subject: '', notify: async () => undefined }))).toBe(
+      GuardCode.input,
+    );
+    expect(codeOf(() => registry.register({ elicitationId: 'el-1', sessionId: '', subject: 'alice', notify: async () => undefined }))).toBe(
+      GuardCode.input,
+    );
+    expect(codeOf(() => registry.register({ elicitationId: 'el-1', sessionId: 's1', subject: 'alice', notify: undefined as never }))).toBe(
+      GuardCode.input,
+    );
   });
 
   it('spends the id and surfaces the error when the notifier fails', async () => {
     const registry = createCompletionRegistry();
-    registry.register({ elicitationId: 'el-1', sessionId: 's1', subject: 'alice', notify: async () => Promise.reject(new Error('transport closed')) });
+    registry.register({
+      elicitationId: 'el-1',
+      sessionId: 's1',
+      subject: 'alice',
+      notify: async () => Promise.reject(new Error('transport closed')),
+    });
     await expect(registry.completeUrlElicitation('el-1')).rejects.toThrow('transport closed');
     expect(await registry.completeUrlElicitation('el-1')).toBe(false);
   });
 });
 
 describe('urlElicitationRequired', () => {
-  const entry: UrlElicitationEntry = { elicitationId: 'el-1', url: 'https://mcp.example.com/connect?elicitationId=el-1', message: 'Connect your GitHub account' };
+  const entry: UrlElicitationEntry = {
+    elicitationId: 'el-1',
+    url: 'https://mcp.example.com/connect?elicitationId=el-1',
+    message: 'Connect your GitHub account',
+  };
 
   it('builds the SDK -32042 error with url-mode entries', () => {
     const error = urlElicitationRequired([entry]);
@@ -155,8 +191,14 @@ describe('urlElicitationRequired', () => {
     ['an http URL', [{ ...entry, url: 'http://mcp.example.com/connect' }]],
     ['a relative URL', [{ ...entry, url: '/connect' }]],
     ['a URL with credentials', [{ ...entry, url: 'https://user:pw@mcp.example.com/connect' }]],
-    ['a pre-authenticated URL', [{ ...entry, url: 'https://mcp.example.com/connect?token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZXN0LXVzZXIifQ.c2lnbmF0dXJlLWZha2U' }]],
-    ['a secret in the fragment', [{ ...entry, url: 'https://mcp.example.com/connect#access_token=gho_FAKEvaultTESTaccessTOKEN0123456789ab' }]],
+    [
+      'a pre-authenticated URL',
+      [{ ...entry, url: 'https://mcp.example.com/connect?token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZXN0LXVzZXIifQ.c2lnbmF0dXJlLWZha2U' }],
+    ],
+    [
+      'a secret in the fragment',
+      [{ ...entry, url: 'https://mcp.example.com/connect#access_token=gho_FAKEvaultTESTaccessTOKEN0123456789ab' }],
+    ],
     ['a repeated id', [entry, { ...entry, url: 'https://mcp.example.com/other' }]],
   ])('rejects %s', (_name, list) => {
     expect(codeOf(() => urlElicitationRequired(list as UrlElicitationEntry[]))).toBe(ServerCode.urlElicitationInvalid);
@@ -177,7 +219,9 @@ describe('urlElicitationRequired', () => {
     const local = { ...entry, url: 'http://localhost:3000/connect?elicitationId=el-1' };
     expect(codeOf(() => urlElicitationRequired([local]))).toBe(ServerCode.urlElicitationInvalid);
     expect(urlElicitationRequired([local], { allowHttpLoopback: true }).elicitations[0]?.url).toBe(local.url);
-    expect(codeOf(() => urlElicitationRequired([{ ...entry, url: 'http://mcp.example.com/connect' }], { allowHttpLoopback: true }))).toBe(ServerCode.urlElicitationInvalid);
+    expect(codeOf(() => urlElicitationRequired([{ ...entry, url: 'http://mcp.example.com/connect' }], { allowHttpLoopback: true }))).toBe(
+      ServerCode.urlElicitationInvalid,
+    );
   });
 });
 

@@ -46,7 +46,13 @@ describe.skipIf(postgresUrl === null)('the server companion across restarts, on 
     app = createServer((req, res) => handler(req, res));
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-    provider = await startTestProvider({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUris: [`${origin}/oauth/callback`], accountId: 'nobody', resourceScope: 'repo' });
+    provider = await startTestProvider({
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUris: [`${origin}/oauth/callback`],
+      accountId: 'nobody',
+      resourceScope: 'repo',
+    });
   });
   afterAll(async () => {
     app?.closeAllConnections();
@@ -64,12 +70,27 @@ describe.skipIf(postgresUrl === null)('the server companion across restarts, on 
       baseUrl: origin,
       vault,
       store,
-      provider: { name: PROVIDER, issuer: provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: `${origin}/oauth/callback`, scope: 'openid' },
+      provider: {
+        name: PROVIDER,
+        issuer: provider.issuer,
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        redirectUri: `${origin}/oauth/callback`,
+        scope: 'openid',
+      },
       allowInsecureRequests: true,
       onComplete: (c) => void completions.push(c),
     });
     handler = connectHandler(service, { authenticate: (req) => cookie.authenticate(req) });
-    return { service, vault, cookie, stop: async () => { await store.close(); await vault.close(); } };
+    return {
+      service,
+      vault,
+      cookie,
+      stop: async () => {
+        await store.close();
+        await vault.close();
+      },
+    };
   }
 
   it('issues on A, serves the connect page on B and the callback on C: one binding to the right subject, no plaintext in a database dump', async () => {
@@ -105,7 +126,9 @@ describe.skipIf(postgresUrl === null)('the server companion across restarts, on 
 
     const dump = pgDump();
     expect(dump, 'pg_dump from the PostgreSQL binaries').not.toBeNull();
-    const { stdout } = await promisify(execFile)(dump!, ['--dbname', database.url, '--data-only', '--schema', 'mcp_elicitation_guard'], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(dump!, ['--dbname', database.url, '--data-only', '--schema', 'mcp_elicitation_guard'], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
     expect(stdout).toMatch(/COPY mcp_elicitation_guard\.vault_secrets/);
     expect(stdout).toContain('mcp|alice');
     for (const secret of [stored!.accessToken, stored!.refreshToken].filter((t): t is string => typeof t === 'string')) {
@@ -118,13 +141,19 @@ describe.skipIf(postgresUrl === null)('the server companion across restarts, on 
 });
 
 describe('the server companion across a restart, on SQLite', () => {
-  it('issues the connect URL, restarts, and finishes the callback on the new process\'s store: one binding', async () => {
+  it("issues the connect URL, restarts, and finishes the callback on the new process's store: one binding", async () => {
     const tmp = tempDir('mcp-eg-connect-restart-');
     let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => void res.writeHead(503).end();
     const app = createServer((req, res) => handler(req, res));
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-    const provider = await startTestProvider({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUris: [`${origin}/oauth/callback`], accountId: 'alice-at-testhub', resourceScope: 'repo' });
+    const provider = await startTestProvider({
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUris: [`${origin}/oauth/callback`],
+      accountId: 'alice-at-testhub',
+      resourceScope: 'repo',
+    });
     const secret = randomBytes(32);
     const key = randomBytes(32);
     const completions: ConnectCompletion[] = [];
@@ -136,7 +165,14 @@ describe('the server companion across a restart, on SQLite', () => {
         baseUrl: origin,
         vault,
         store,
-        provider: { name: PROVIDER, issuer: provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: `${origin}/oauth/callback`, scope: 'openid' },
+        provider: {
+          name: PROVIDER,
+          issuer: provider.issuer,
+          clientId: CLIENT_ID,
+          clientSecret: CLIENT_SECRET,
+          redirectUri: `${origin}/oauth/callback`,
+          scope: 'openid',
+        },
         allowInsecureRequests: true,
         onComplete: (c) => void completions.push(c),
       });

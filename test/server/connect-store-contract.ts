@@ -35,12 +35,32 @@ export function connectStoreContract(name: string, open: () => Promise<StoreHarn
     function flow(overrides: Partial<ConnectFlow> = {}): ConnectFlow {
       n += 1;
       const now = deps.clock();
-      return { id: `flow-${n}-${Math.random().toString(36).slice(2)}`, elicitationId: `el_${n}`, subject: 'mcp|alice', session: `session-${n}`, purpose: 'Connect TestHub', createdAt: now, expiresAt: now + 600_000, status: 'pending', attempt: null, retiredReason: null, endedAt: null, ...overrides };
+      return {
+        id: `flow-${n}-${Math.random().toString(36).slice(2)}`,
+        elicitationId: `el_${n}`,
+        subject: 'mcp|alice',
+        session: `session-${n}`,
+        purpose: 'Connect TestHub',
+        createdAt: now,
+        expiresAt: now + 600_000,
+        status: 'pending',
+        attempt: null,
+        retiredReason: null,
+        endedAt: null,
+        ...overrides,
+      };
     }
 
     function attempt(): { attempt: ConnectAttempt; state: string } {
       const { record, stateNonce } = createNavigation(navigationInput(), deps);
-      return { attempt: { navigation: record, codeVerifier: `verifier-${Math.random().toString(36).slice(2)}`.padEnd(43, 'v'), browserBindingDigest: sha256Hex(`binding-${n}-${Math.random()}`) }, state: sha256Hex(stateNonce) };
+      return {
+        attempt: {
+          navigation: record,
+          codeVerifier: `verifier-${Math.random().toString(36).slice(2)}`.padEnd(43, 'v'),
+          browserBindingDigest: sha256Hex(`binding-${n}-${Math.random()}`),
+        },
+        state: sha256Hex(stateNonce),
+      };
     }
 
     it('keeps every field of a flow and of its attempt', async () => {
@@ -76,7 +96,7 @@ export function connectStoreContract(name: string, open: () => Promise<StoreHarn
       expect(results.filter((r) => r.kind === 'used')).toHaveLength(11);
     });
 
-    it('turns the previous attempt\'s state into a tombstone when a new attempt starts', async () => {
+    it("turns the previous attempt's state into a tombstone when a new attempt starts", async () => {
       const f = flow();
       await store.add(f);
       const first = attempt();
@@ -108,7 +128,12 @@ export function connectStoreContract(name: string, open: () => Promise<StoreHarn
       await store.startAttempt(f.id, a);
       const at = deps.advance(3);
       expect(await store.retire(f.id, ConnectCode.otherBrowser, at)).toBe(true);
-      expect(await store.get(f.id)).toMatchObject({ status: 'retired', retiredReason: ConnectCode.otherBrowser, endedAt: at, attempt: null });
+      expect(await store.get(f.id)).toMatchObject({
+        status: 'retired',
+        retiredReason: ConnectCode.otherBrowser,
+        endedAt: at,
+        attempt: null,
+      });
       expect(await store.takeState(state)).toEqual({ kind: 'used', flowId: f.id });
       expect(await store.retire(f.id, ConnectCode.stateReplayed, at)).toBe(false);
       expect(await store.startAttempt(f.id, attempt().attempt)).toBe(false);

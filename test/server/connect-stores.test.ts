@@ -7,7 +7,11 @@ import { dropSchema, freshSchema, postgresUrl } from '../ledger/postgres-support
 import { tempDir } from '../ledger/support.js';
 import { connectStoreContract } from './connect-store-contract.js';
 
-connectStoreContract('MemoryConnectFlowStore', async () => ({ store: new MemoryConnectFlowStore(), reopen: null, dispose: async () => undefined }));
+connectStoreContract('MemoryConnectFlowStore', async () => ({
+  store: new MemoryConnectFlowStore(),
+  reopen: null,
+  dispose: async () => undefined,
+}));
 
 connectStoreContract('SqliteConnectFlowStore', async () => {
   const tmp = tempDir('mcp-eg-connect-');

@@ -50,11 +50,26 @@ function options(overrides: Partial<ConnectServiceOptions> = {}): ConnectService
   return {
     baseUrl: appOrigin,
     vault,
-    provider: { name: PROVIDER, issuer: provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: `${appOrigin}/oauth/callback`, scope: 'openid repo', audience: AUDIENCE },
+    provider: {
+      name: PROVIDER,
+      issuer: provider.issuer,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUri: `${appOrigin}/oauth/callback`,
+      scope: 'openid repo',
+      audience: AUDIENCE,
+    },
     clock: () => now,
-    audit: { write: (event) => { events.push(event); auditLog.write(event); } },
+    audit: {
+      write: (event) => {
+        events.push(event);
+        auditLog.write(event);
+      },
+    },
     store,
-    onComplete: (completion) => { completions.push(completion); },
+    onComplete: (completion) => {
+      completions.push(completion);
+    },
     allowInsecureRequests: true,
     ...overrides,
   };
@@ -70,7 +85,10 @@ function browserFor(subject: string | null): TestBrowser {
   return browser;
 }
 
-const isCallback = (path = '/oauth/callback') => (next: URL) => next.origin === appOrigin && next.pathname === path;
+const isCallback =
+  (path = '/oauth/callback') =>
+  (next: URL) =>
+    next.origin === appOrigin && next.pathname === path;
 
 /** Opens the connect link and walks the provider's login and consent; stops before the callback. */
 async function toCallback(browser: TestBrowser, connectUrl: string): Promise<string> {
@@ -134,8 +152,16 @@ beforeEach(async () => {
 
 describe('ConnectService with a real oidc-provider', () => {
   it('binds the token to the subject that started the flow and completes once', async () => {
-    const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect your TestHub account', session: 'session-1', ttl: 600_000, target: 'testhub' });
-    await expect(service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect', target: 'otherhub' })).rejects.toThrow(/connects to "testhub"/);
+    const params = await service.issueUrlElicitation({
+      subject: ALICE,
+      purpose: 'Connect your TestHub account',
+      session: 'session-1',
+      ttl: 600_000,
+      target: 'testhub',
+    });
+    await expect(service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect', target: 'otherhub' })).rejects.toThrow(
+      /connects to "testhub"/,
+    );
     expect(params.mode).toBe('url');
     expect(params.message).toBe('Connect your TestHub account');
     const link = new URL(params.url);
@@ -194,7 +220,14 @@ describe('ConnectService with a real oidc-provider', () => {
     expect(opened.status).toBe(403);
     expect(opened.body).not.toContain(provider.issuer);
     const refusal = events.at(-1)!;
-    expect(refusal).toMatchObject({ type: 'connect.refused', code: ConnectCode.subjectMismatch, stage: 'connect', status: 403, elicitationId: params.elicitationId, retired: false });
+    expect(refusal).toMatchObject({
+      type: 'connect.refused',
+      code: ConnectCode.subjectMismatch,
+      stage: 'connect',
+      status: 403,
+      elicitationId: params.elicitationId,
+      retired: false,
+    });
     expect(JSON.stringify(refusal)).not.toContain(BOB);
     expect(provider.grants()).toBe(grantsBefore);
     await expectNothingBound();
@@ -218,7 +251,13 @@ describe('ConnectService with a real oidc-provider', () => {
     const stolen = await open(bob, callback);
     expect(stolen.status).toBe(403);
     expect(stolen.body).toContain('different browser');
-    expect(events.at(-1)).toMatchObject({ type: 'connect.refused', code: ConnectCode.otherBrowser, stage: 'callback', retired: true, elicitationId: params.elicitationId });
+    expect(events.at(-1)).toMatchObject({
+      type: 'connect.refused',
+      code: ConnectCode.otherBrowser,
+      stage: 'callback',
+      retired: true,
+      elicitationId: params.elicitationId,
+    });
     const flowCount = service.metrics().flowsRetired;
     expect(flowCount).toBe(1);
     await expectNothingBound();
@@ -302,7 +341,7 @@ describe('ConnectService with a real oidc-provider', () => {
     expect(completions).toHaveLength(0);
   });
 
-  it('refuses a code redeemed with a wrong PKCE verifier, or with another flow\'s verifier', async () => {
+  it("refuses a code redeemed with a wrong PKCE verifier, or with another flow's verifier", async () => {
     store.tamper = (attempt) => ({ ...attempt, codeVerifier: 'x'.repeat(43) });
     const tampered = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const alice = browserFor(ALICE);
@@ -333,7 +372,9 @@ describe('ConnectService with a real oidc-provider', () => {
     expect(outcome).toMatchObject({ kind: 'refused', code: ConnectCode.tokenRefused });
     await expectNothingBound();
 
-    const unregistered = new ConnectService(options({ provider: { ...options().provider, redirectUri: `${appOrigin}/oauth/unregistered` } }));
+    const unregistered = new ConnectService(
+      options({ provider: { ...options().provider, redirectUri: `${appOrigin}/oauth/unregistered` } }),
+    );
     handler = connectHandler(unregistered, { authenticate: (req) => cookie.authenticate(req) });
     const stray = await unregistered.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const walk = await alice.follow(stray.url, (next) => next.origin === appOrigin && next.pathname.startsWith('/oauth/'));
@@ -375,7 +416,10 @@ describe('ConnectService with a real oidc-provider', () => {
   });
 
   it('sends a browser without a session to the login page when one is configured', async () => {
-    handler = connectHandler(service, { authenticate: (req) => cookie.authenticate(req), login: (returnTo) => `/login?returnTo=${encodeURIComponent(returnTo)}` });
+    handler = connectHandler(service, {
+      authenticate: (req) => cookie.authenticate(req),
+      login: (returnTo) => `/login?returnTo=${encodeURIComponent(returnTo)}`,
+    });
     const params = await service.issueUrlElicitation({ subject: ALICE, purpose: 'Connect TestHub' });
     const response = await browserFor(null).get(params.url);
     expect(response.status).toBe(302);
@@ -385,14 +429,29 @@ describe('ConnectService with a real oidc-provider', () => {
   it('rejects configurations that would weaken the binding', async () => {
     expect(() => new ConnectService(options({ allowInsecureRequests: false }))).toThrow(/https/);
     // Insecure development mode is for loopback only: every plain-http URL must be a loopback host.
-    for (const base of ['http://mcp.example.com', 'http://10.0.0.5:3000', 'http://192.168.1.2', 'http://127.0.0.1.nip.io', 'http://localhost.example.com', 'http://[::2]']) {
-      expect(() => new ConnectService(options({ baseUrl: base, provider: { ...options().provider, redirectUri: `${base}/oauth/callback` } }))).toThrow(/not a loopback host/);
+    for (const base of [
+      'http://mcp.example.com',
+      'http://10.0.0.5:3000',
+      'http://192.168.1.2',
+      'http://127.0.0.1.nip.io',
+      'http://localhost.example.com',
+      'http://[::2]',
+    ]) {
+      expect(
+        () => new ConnectService(options({ baseUrl: base, provider: { ...options().provider, redirectUri: `${base}/oauth/callback` } })),
+      ).toThrow(/not a loopback host/);
     }
-    expect(() => new ConnectService(options({ provider: { ...options().provider, issuer: 'http://login.example.com' } }))).toThrow(/provider\.issuer uses plain http on "login\.example\.com", which is not a loopback host/);
+    expect(() => new ConnectService(options({ provider: { ...options().provider, issuer: 'http://login.example.com' } }))).toThrow(
+      /provider\.issuer uses plain http on "login\.example\.com", which is not a loopback host/,
+    );
     for (const base of ['http://localhost:8080', 'http://127.9.9.9:1', 'http://[::1]:3000']) {
-      expect(() => new ConnectService(options({ baseUrl: base, provider: { ...options().provider, redirectUri: `${base}/oauth/callback` } }))).not.toThrow();
+      expect(
+        () => new ConnectService(options({ baseUrl: base, provider: { ...options().provider, redirectUri: `${base}/oauth/callback` } })),
+      ).not.toThrow();
     }
-    expect(() => new ConnectService(options({ provider: { ...options().provider, redirectUri: 'http://127.0.0.2:1/cb' } }))).toThrow(/same origin/);
+    expect(() => new ConnectService(options({ provider: { ...options().provider, redirectUri: 'http://127.0.0.2:1/cb' } }))).toThrow(
+      /same origin/,
+    );
     expect(() => new ConnectService(options({ provider: { ...options().provider, redirectUri: `${appOrigin}/cb?x=1` } }))).toThrow(/query/);
     await expect(service.issueUrlElicitation({ subject: '', purpose: 'Connect' })).rejects.toThrow(/verified user subject/);
   });

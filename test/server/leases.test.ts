@@ -101,7 +101,9 @@ describe('a -32042 requirement satisfied by one subject', () => {
         const elicitationId = `el-${++next}`;
         registry.register({ elicitationId, sessionId, subject, notify: server.createElicitationCompletionNotifier(elicitationId) });
         operations.set(elicitationId, digest);
-        throw urlElicitationRequired([{ elicitationId, url: `https://mcp.example.com/connect?elicitationId=${elicitationId}`, message: 'Connect your cloud account' }]);
+        throw urlElicitationRequired([
+          { elicitationId, url: `https://mcp.example.com/connect?elicitationId=${elicitationId}`, message: 'Connect your cloud account' },
+        ]);
       });
     }
 

@@ -27,7 +27,11 @@ async function connectClient(user: string): Promise<{ client: Client; completion
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
     completions.push(n.params.elicitationId);
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${example.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${USERS[user]!.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${example.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${USERS[user]!.token}` } },
+    }),
+  );
   return { client, completions };
 }
 
@@ -38,13 +42,19 @@ async function connectGuardedClient(user: string, guard: Guard): Promise<{ clien
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
     completions.push(n.params.elicitationId);
   });
-  const transport = new StreamableHTTPClientTransport(new URL(`${example.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${USERS[user]!.token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${example.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${USERS[user]!.token}` } },
+  });
   await client.connect(guardTransport(transport, guard));
   return { client, completions };
 }
 
 async function signIn(browser: TestBrowser, user: string): Promise<void> {
-  const response = await fetch(`${example.url}/login`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ username: user, password: USERS[user]!.password, returnTo: '/' }) });
+  const response = await fetch(`${example.url}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    body: new URLSearchParams({ username: user, password: USERS[user]!.password, returnTo: '/' }),
+  });
   expect(response.status).toBe(303);
   const [pair = ''] = (response.headers.get('set-cookie') ?? '').split(';');
   const at = pair.indexOf('=');
@@ -52,7 +62,10 @@ async function signIn(browser: TestBrowser, user: string): Promise<void> {
 }
 
 async function urlRequired(client: Client): Promise<{ elicitationId: string; url: string }> {
-  const error = await client.callTool({ name: 'connect_provider', arguments: {} }).then(() => null, (e: unknown) => e);
+  const error = await client.callTool({ name: 'connect_provider', arguments: {} }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(McpError);
   expect((error as McpError).code).toBe(ErrorCode.UrlElicitationRequired);
   const [entry] = ((error as McpError).data as { elicitations: { elicitationId: string; url: string }[] }).elicitations;
@@ -61,14 +74,35 @@ async function urlRequired(client: Client): Promise<{ elicitationId: string; url
 
 beforeAll(async () => {
   // The provider needs the callback URL before the example knows its port: reserve one first.
-  const probe = await startExample({ port: 0, host: '127.0.0.1', provider: { issuer: 'http://127.0.0.1:1', clientId: 'x', scope: 'openid' }, vault, verifyMcpToken: () => null, verifyLogin: () => null, sessionSecret: randomBytes(32), allowInsecureRequests: true });
+  const probe = await startExample({
+    port: 0,
+    host: '127.0.0.1',
+    provider: { issuer: 'http://127.0.0.1:1', clientId: 'x', scope: 'openid' },
+    vault,
+    verifyMcpToken: () => null,
+    verifyLogin: () => null,
+    sessionSecret: randomBytes(32),
+    allowInsecureRequests: true,
+  });
   const port = Number(new URL(probe.url).port);
   await probe.close();
-  provider = await startTestProvider({ clientId: 'example-client', clientSecret: 'example-client-secret-not-real-0123', redirectUris: [`http://127.0.0.1:${port}/oauth/callback`], accountId: 'provider-octocat', resourceScope: 'repo' });
+  provider = await startTestProvider({
+    clientId: 'example-client',
+    clientSecret: 'example-client-secret-not-real-0123',
+    redirectUris: [`http://127.0.0.1:${port}/oauth/callback`],
+    accountId: 'provider-octocat',
+    resourceScope: 'repo',
+  });
   example = await startExample({
     port,
     host: '127.0.0.1',
-    provider: { name: 'testhub', issuer: provider.issuer, clientId: 'example-client', clientSecret: 'example-client-secret-not-real-0123', scope: 'openid' },
+    provider: {
+      name: 'testhub',
+      issuer: provider.issuer,
+      clientId: 'example-client',
+      clientSecret: 'example-client-secret-not-real-0123',
+      scope: 'openid',
+    },
     vault,
     verifyMcpToken: (token) => Object.entries(USERS).find(([, u]) => u.token === token)?.[0] ?? null,
     verifyLogin: (username, password) => (USERS[username]?.password === password ? username : null),
@@ -127,7 +161,12 @@ describe('examples/oauth-server', () => {
   it('runs end to end through the client guard: consent, the connect page, the provider, the vault, the notice, the retry accepted once', async () => {
     const events: GuardEvent[] = [];
     // The example runs on http://127.0.0.1, which only the development profile lets through.
-    const guard = createGuard({ policy: { profile: 'development' }, ledger: new MemoryLedger(), subject: 'bob', onEvent: (e) => events.push(e) });
+    const guard = createGuard({
+      policy: { profile: 'development' },
+      ledger: new MemoryLedger(),
+      subject: 'bob',
+      onEvent: (e) => events.push(e),
+    });
     const host = await connectGuardedClient('bob', guard);
     const required = await urlRequired(host.client);
     expect(guard.flow(required.elicitationId)).toMatchObject({ state: 'USER_REVIEW', lineage: 'error-retry' });
@@ -154,7 +193,7 @@ describe('examples/oauth-server', () => {
     await host.client.close();
   });
 
-  it('never sends the client\'s MCP bearer to the third-party provider', () => {
+  it("never sends the client's MCP bearer to the third-party provider", () => {
     const seen = provider.requests();
     expect(seen.length).toBeGreaterThan(0);
     for (const { token } of Object.values(USERS)) expect(seen.filter((line) => line.includes(token))).toEqual([]);

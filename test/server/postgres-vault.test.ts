@@ -11,7 +11,14 @@ afterAll(async () => {
   for (const schema of schemas) await dropSchema(schema);
 });
 
-const secret = (token: string) => ({ tokenType: 'Bearer', accessToken: token, refreshToken: `refresh-${token}`, issuer: 'https://login.example', providerSubject: 'acct-1', scope: 'files' });
+const secret = (token: string) => ({
+  tokenType: 'Bearer',
+  accessToken: token,
+  refreshToken: `refresh-${token}`,
+  issuer: 'https://login.example',
+  providerSubject: 'acct-1',
+  scope: 'files',
+});
 
 describe.skipIf(postgresUrl === null)('PostgresSecretVault', () => {
   it('stores sealed secrets per subject and provider; the table holds no plaintext; a moved row fails', async () => {
@@ -29,7 +36,9 @@ describe.skipIf(postgresUrl === null)('PostgresSecretVault', () => {
 
       const client = new pg.Client(postgresUrl!);
       await client.connect();
-      const raw = await client.query<{ subject: string; provider: string; iv: Buffer; tag: Buffer; data: Buffer }>(`SELECT subject, provider, iv, tag, data FROM "${schema}".vault_secrets`);
+      const raw = await client.query<{ subject: string; provider: string; iv: Buffer; tag: Buffer; data: Buffer }>(
+        `SELECT subject, provider, iv, tag, data FROM "${schema}".vault_secrets`,
+      );
       expect(raw.rows).toHaveLength(1);
       for (const row of raw.rows) {
         const bytes = Buffer.concat([Buffer.from(row.subject + row.provider), row.iv, row.tag, row.data]);
@@ -37,9 +46,14 @@ describe.skipIf(postgresUrl === null)('PostgresSecretVault', () => {
         expect(bytes.toString('base64').includes(Buffer.from(token).toString('base64'))).toBe(false);
       }
       // A row copied under another subject does not open.
-      await client.query(`INSERT INTO "${schema}".vault_secrets (subject, provider, iv, tag, data, updated_at) SELECT 'mcp|mallory', provider, iv, tag, data, updated_at FROM "${schema}".vault_secrets WHERE subject = 'mcp|alice'`);
+      await client.query(
+        `INSERT INTO "${schema}".vault_secrets (subject, provider, iv, tag, data, updated_at) SELECT 'mcp|mallory', provider, iv, tag, data, updated_at FROM "${schema}".vault_secrets WHERE subject = 'mcp|alice'`,
+      );
       await client.end();
-      const moved = await vault.get('mcp|mallory', 'acme').then(() => null, (e: unknown) => e);
+      const moved = await vault.get('mcp|mallory', 'acme').then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(GuardError.is(moved) && moved.code).toBe('E_VAULT_AUTH_FAILED');
 
       await vault.delete('mcp|alice', 'acme');
@@ -58,7 +72,10 @@ describe.skipIf(postgresUrl === null)('PostgresSecretVault', () => {
       await Promise.all(Array.from({ length: 60 }, (_, i) => instances[i % 3]!.put(`mcp|user-${i}`, 'acme', secret(`token-${i}`))));
       for (let i = 0; i < 60; i++) expect((await instances[(i + 1) % 3]!.get(`mcp|user-${i}`, 'acme'))?.accessToken).toBe(`token-${i}`);
       const wrong = await PostgresSecretVault.connect(postgresUrl!, randomBytes(32), { schema });
-      const failed = await wrong.get('mcp|user-1', 'acme').then(() => null, (e: unknown) => e);
+      const failed = await wrong.get('mcp|user-1', 'acme').then(
+        () => null,
+        (e: unknown) => e,
+      );
       await wrong.close();
       expect(GuardError.is(failed) && failed.code).toBe('E_VAULT_AUTH_FAILED');
     } finally {

@@ -34,7 +34,13 @@ let port: number;
 
 beforeAll(async () => {
   port = await freePort();
-  provider = await startTestProvider({ clientId: 'readme-client', clientSecret: CLIENT_SECRET, redirectUris: [`http://127.0.0.1:${port}/oauth/callback`], accountId: 'alice-at-acme', resourceScope: 'files' });
+  provider = await startTestProvider({
+    clientId: 'readme-client',
+    clientSecret: CLIENT_SECRET,
+    redirectUris: [`http://127.0.0.1:${port}/oauth/callback`],
+    accountId: 'alice-at-acme',
+    resourceScope: 'files',
+  });
 });
 
 afterAll(async () => {
@@ -64,9 +70,19 @@ describe('the README server section', () => {
       const client = new Client({ name: 'readme-host', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
       const notices: string[] = [];
       client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => void notices.push(n.params.elicitationId));
-      await client.connect(guardTransport(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer readme-bearer-alice' } } }), guard));
+      await client.connect(
+        guardTransport(
+          new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+            requestInit: { headers: { authorization: 'Bearer readme-bearer-alice' } },
+          }),
+          guard,
+        ),
+      );
 
-      const error = await client.callTool({ name: 'list_acme_files', arguments: {} }).then(() => null, (e: unknown) => e);
+      const error = await client.callTool({ name: 'list_acme_files', arguments: {} }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((error as McpError).code).toBe(ErrorCode.UrlElicitationRequired);
       const [entry] = ((error as McpError).data as { elicitations: { elicitationId: string; url: string }[] }).elicitations;
 
@@ -79,7 +95,11 @@ describe('the README server section', () => {
       const signedIn = await browser.get(`${server.url}/login`);
       expect(signedIn.status).toBe(200);
       await signedIn.arrayBuffer();
-      const posted = await fetch(`${server.url}/login`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ username: 'alice', password: 'alice-password', returnTo: login.searchParams.get('returnTo')! }) });
+      const posted = await fetch(`${server.url}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        body: new URLSearchParams({ username: 'alice', password: 'alice-password', returnTo: login.searchParams.get('returnTo')! }),
+      });
       expect(posted.status).toBe(303);
       const [pair = ''] = (posted.headers.get('set-cookie') ?? '').split(';');
       browser.setCookie(server.url, pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
@@ -108,7 +128,17 @@ describe('the README server section', () => {
     const run = (env: Record<string, string>) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
         const child = spawn(process.execPath, ['--import', 'tsx', EXAMPLE.pathname], {
-          env: { PATH: process.env['PATH'] ?? '', MCP_GUARD_VAULT_KEY: randomBytes(32).toString('base64'), SESSION_SECRET: randomBytes(32).toString('base64'), PROVIDER_ISSUER: provider.issuer, PROVIDER_CLIENT_ID: 'readme-client', PROVIDER_CLIENT_SECRET: CLIENT_SECRET, PORT: '0', VAULT_FILE: '/nonexistent-dir/vault.json', ...env },
+          env: {
+            PATH: process.env['PATH'] ?? '',
+            MCP_GUARD_VAULT_KEY: randomBytes(32).toString('base64'),
+            SESSION_SECRET: randomBytes(32).toString('base64'),
+            PROVIDER_ISSUER: provider.issuer,
+            PROVIDER_CLIENT_ID: 'readme-client',
+            PROVIDER_CLIENT_SECRET: CLIENT_SECRET,
+            PORT: '0',
+            VAULT_FILE: '/nonexistent-dir/vault.json',
+            ...env,
+          },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let out = '';
@@ -124,7 +154,9 @@ describe('the README server section', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.err).toMatch(/baseUrl uses plain http on "mcp\.example\.com", which is not a loopback host/);
     const started = await run({});
-    expect(started.out).toMatch(/^MCP endpoint http:\/\/127\.0\.0\.1:\d+\/mcp, OAuth callback http:\/\/127\.0\.0\.1:\d+\/oauth\/callback\n$/);
+    expect(started.out).toMatch(
+      /^MCP endpoint http:\/\/127\.0\.0\.1:\d+\/mcp, OAuth callback http:\/\/127\.0\.0\.1:\d+\/oauth\/callback\n$/,
+    );
     expect(started.code).toBe(0);
   }, 60_000);
 });

@@ -12,7 +12,14 @@ import { ServerCode } from '../../src/server/errors.js';
 const ACCESS = 'gho_FAKEvaultTESTaccessTOKEN0123456789ab';
 const REFRESH = 'ghr_FAKEvaultTESTrefreshTOKEN0123456789a';
 
-const secret: StoredSecret = { tokenType: 'Bearer', accessToken: ACCESS, refreshToken: REFRESH, expiresAt: 1_900_000_000_000, scope: 'repo read:user', issuer: 'https://github.com/login/oauth' };
+const secret: StoredSecret = {
+  tokenType: 'Bearer',
+  accessToken: ACCESS,
+  refreshToken: REFRESH,
+  expiresAt: 1_900_000_000_000,
+  scope: 'repo read:user',
+  issuer: 'https://github.com/login/oauth',
+};
 
 async function guardCodeOf(work: Promise<unknown>): Promise<string> {
   try {
@@ -127,23 +134,44 @@ describe('EncryptedFileVault', () => {
   it.each([
     ['not JSON', '{"version":1,'],
     ['an unknown version', '{"version":2,"records":[]}'],
-    ['a record with a short IV', JSON.stringify({ version: 1, records: [{ subject: 'a', provider: 'b', iv: 'AAAA', tag: Buffer.alloc(16).toString('base64'), data: 'AAAA' }] })],
-    ['a record without a subject', JSON.stringify({ version: 1, records: [{ provider: 'b', iv: Buffer.alloc(12).toString('base64'), tag: Buffer.alloc(16).toString('base64'), data: 'AAAA' }] })],
+    [
+      'a record with a short IV',
+      JSON.stringify({
+        version: 1,
+        records: [{ subject: 'a', provider: 'b', iv: 'AAAA', tag: Buffer.alloc(16).toString('base64'), data: 'AAAA' }],
+      }),
+    ],
+    [
+      'a record without a subject',
+      JSON.stringify({
+        version: 1,
+        records: [{ provider: 'b', iv: Buffer.alloc(12).toString('base64'), tag: Buffer.alloc(16).toString('base64'), data: 'AAAA' }],
+      }),
+    ],
   ])('reports %s as a corrupt vault', async (_name, text) => {
     await writeFile(path, text);
     expect(await guardCodeOf(new EncryptedFileVault(path, key).get('a', 'b'))).toBe(ServerCode.vaultCorrupt);
   });
 
   it('reports a path it cannot read or write as unavailable', async () => {
-    expect(await guardCodeOf(new EncryptedFileVault(join(dir, 'missing-dir', 'vault.json'), key).put('alice', 'github', secret))).toBe(ServerCode.vaultUnavailable);
+    expect(await guardCodeOf(new EncryptedFileVault(join(dir, 'missing-dir', 'vault.json'), key).put('alice', 'github', secret))).toBe(
+      ServerCode.vaultUnavailable,
+    );
     expect(await guardCodeOf(new EncryptedFileVault(dir, key).get('alice', 'github'))).toBe(ServerCode.vaultUnavailable);
     expect(await readdir(dir)).toEqual([]);
   });
 
   it('rejects a malformed secret without echoing its values', async () => {
     const vault = new EncryptedFileVault(path, key);
-    const bad = { tokenType: 'Bearer', accessToken: ACCESS, issuer: 'https://github.com', expiresAt: 'tomorrow' } as unknown as StoredSecret;
-    await expect(vault.put('alice', 'github', bad)).rejects.toSatisfy((e: unknown) => GuardError.is(e) && e.code === GuardCode.input && !e.message.includes(ACCESS));
+    const bad = {
+      tokenType: 'Bearer',
+      accessToken: ACCESS,
+      issuer: 'https://github.com',
+      expiresAt: 'tomorrow',
+    } as unknown as StoredSecret;
+    await expect(vault.put('alice', 'github', bad)).rejects.toSatisfy(
+      (e: unknown) => GuardError.is(e) && e.code === GuardCode.input && !e.message.includes(ACCESS),
+    );
     expect(await guardCodeOf(vault.put('', 'github', secret))).toBe(GuardCode.input);
   });
 });
@@ -158,7 +186,9 @@ describe('EncryptedFileVault.fromEnv and parseVaultKey', () => {
 
   it('fails clearly when the key is missing', () => {
     expect(() => EncryptedFileVault.fromEnv(path, {})).toThrowError(expect.objectContaining({ code: ServerCode.vaultKeyMissing }));
-    expect(() => EncryptedFileVault.fromEnv(path, { [VAULT_KEY_ENV]: '  ' })).toThrowError(expect.objectContaining({ code: ServerCode.vaultKeyMissing }));
+    expect(() => EncryptedFileVault.fromEnv(path, { [VAULT_KEY_ENV]: '  ' })).toThrowError(
+      expect.objectContaining({ code: ServerCode.vaultKeyMissing }),
+    );
   });
 
   it.each([

@@ -18,14 +18,22 @@ interface Reply {
   readonly body: string;
 }
 
-function send(page: QueryPageServer, method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+function send(
+  page: QueryPageServer,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: page.port, method, path, headers: { host: `127.0.0.1:${page.port}`, ...options.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port: page.port, method, path, headers: { host: `127.0.0.1:${page.port}`, ...options.headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     if (options.body !== undefined) req.end(options.body);
     else req.end();
@@ -48,7 +56,12 @@ async function serve(options: { guard?: Guard } = {}) {
   return { ledger, seeded, page };
 }
 
-async function login(page: QueryPageServer): Promise<{ cookie: string; get(path: string): Promise<Reply>; post(path: string, form: Record<string, string>, headers?: Record<string, string>): Promise<Reply>; csrf(path: string): Promise<string> }> {
+async function login(page: QueryPageServer): Promise<{
+  cookie: string;
+  get(path: string): Promise<Reply>;
+  post(path: string, form: Record<string, string>, headers?: Record<string, string>): Promise<Reply>;
+  csrf(path: string): Promise<string>;
+}> {
   const key = new URL(page.accessUrl).searchParams.get('key')!;
   const exchanged = await send(page, 'GET', `/login?key=${encodeURIComponent(key)}`);
   const cookie = String(exchanged.headers['set-cookie']).split(';')[0]!;
@@ -57,7 +70,16 @@ async function login(page: QueryPageServer): Promise<{ cookie: string; get(path:
     cookie,
     get,
     post: (path, form, headers = {}) =>
-      send(page, 'POST', path, { headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', origin: page.url, ...headers }, body: new URLSearchParams(form).toString() }),
+      send(page, 'POST', path, {
+        headers: {
+          cookie,
+          'content-type': 'application/x-www-form-urlencoded',
+          'sec-fetch-site': 'same-origin',
+          origin: page.url,
+          ...headers,
+        },
+        body: new URLSearchParams(form).toString(),
+      }),
     async csrf(path) {
       const found = /name="csrf" value="([^"]+)"/.exec((await get(path)).body);
       if (found === null) throw new Error(`no CSRF token on ${path}`);
@@ -68,7 +90,10 @@ async function login(page: QueryPageServer): Promise<{ cookie: string; get(path:
 
 describe('access', () => {
   it('refuses a non-loopback bind unless told, and binds loopback by default', async () => {
-    await expect(startQueryPage({ ledger: new MemoryLedger(), host: '0.0.0.0' })).rejects.toMatchObject({ code: 'E_INPUT', message: expect.stringContaining('loopback only') });
+    await expect(startQueryPage({ ledger: new MemoryLedger(), host: '0.0.0.0' })).rejects.toMatchObject({
+      code: 'E_INPUT',
+      message: expect.stringContaining('loopback only'),
+    });
     await expect(startQueryPage({ ledger: new MemoryLedger(), host: '192.0.2.1' })).rejects.toMatchObject({ code: 'E_INPUT' });
     const page = await startQueryPage({ ledger: new MemoryLedger() });
     pages.push(page);
@@ -102,8 +127,14 @@ describe('access', () => {
     const key = new URL(page.accessUrl).searchParams.get('key')!;
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     expect((await send(page, 'POST', '/login', { headers: form, body: `key=${encodeURIComponent(key)}` })).status).toBe(303);
-    expect((await send(page, 'POST', '/login', { headers: { ...form, origin: 'https://evil.example' }, body: `key=${encodeURIComponent(key)}` })).status).toBe(403);
-    expect((await send(page, 'POST', '/login', { headers: { ...form, 'sec-fetch-site': 'cross-site' }, body: `key=${encodeURIComponent(key)}` })).status).toBe(403);
+    expect(
+      (await send(page, 'POST', '/login', { headers: { ...form, origin: 'https://evil.example' }, body: `key=${encodeURIComponent(key)}` }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await send(page, 'POST', '/login', { headers: { ...form, 'sec-fetch-site': 'cross-site' }, body: `key=${encodeURIComponent(key)}` }))
+        .status,
+    ).toBe(403);
   });
 
   it('answers only to its own Host: a rebound name is refused before anything else', async () => {
@@ -124,7 +155,7 @@ describe('access', () => {
       socket.on('error', reject);
     });
     expect(raw).toMatch(/^HTTP\/1\.[01] (400|421) /);
-    expect(raw).not.toContain("nav_");
+    expect(raw).not.toContain('nav_');
   });
 
   it('sends a strict CSP and no inline script or style on any page', async () => {
@@ -133,7 +164,9 @@ describe('access', () => {
     for (const path of ['/', `/flows/${seeded.ids.pending}`, '/reconciliation', '/rollback']) {
       const reply = await session.get(path);
       expect(reply.status).toBe(200);
-      expect(reply.headers['content-security-policy']).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+      expect(reply.headers['content-security-policy']).toBe(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      );
       expect(reply.headers['x-frame-options']).toBe('DENY');
       expect(reply.body).not.toMatch(/<script(?! src="\/static\/app\.js" defer><\/script>)/);
       expect(reply.body).not.toMatch(/<[^>]*\s(style|on[a-z]+)=/i);
@@ -150,7 +183,9 @@ describe('CSRF', () => {
     expect((await a.post(path, {})).status).toBe(403);
     expect((await a.post(path, { csrf: 'guessed' })).status).toBe(403);
     expect((await a.post(path, { csrf: await b.csrf(`/flows/${seeded.ids.pending}`) })).status).toBe(403);
-    expect((await a.post(path, { csrf: await a.csrf(`/flows/${seeded.ids.pending}`) }, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await a.post(path, { csrf: await a.csrf(`/flows/${seeded.ids.pending}`) }, { origin: 'https://evil.example' })).status).toBe(
+      403,
+    );
     expect((await ledger.getNavigation(seeded.ids.pending))!.flow.state).toBe('OUT_OF_BAND_PENDING');
   });
 });
@@ -190,8 +225,17 @@ describe('pages', () => {
     const ledger = new MemoryLedger();
     const { createGuard } = await import('../../src/core/guard.js');
     const guard = createGuard({ ledger });
-    guard.outbound({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { url: {} } }, clientInfo: { name: 'h', version: '1' } } });
-    guard.inbound({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'evil\u202Egnp.exe', version: '1' } } });
+    guard.outbound({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { url: {} } }, clientInfo: { name: 'h', version: '1' } },
+    });
+    guard.inbound({
+      jsonrpc: '2.0',
+      id: 0,
+      result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'evil\u202Egnp.exe', version: '1' } },
+    });
     guard.outbound({ jsonrpc: '2.0', method: 'notifications/initialized' });
     guard.inbound(urlRequest(1, 'https://example.com/a', 'bidi-1'));
     await guard.flush();
@@ -206,7 +250,9 @@ describe('pages', () => {
     const { page, seeded } = await serve();
     const session = await login(page);
     expect((await session.get('/flows/nav_unknown')).status).toBe(404);
-    expect((await session.post(`/flows/${seeded.ids.pending}/delete`, { csrf: await session.csrf(`/flows/${seeded.ids.pending}`) })).status).toBe(404);
+    expect(
+      (await session.post(`/flows/${seeded.ids.pending}/delete`, { csrf: await session.csrf(`/flows/${seeded.ids.pending}`) })).status,
+    ).toBe(404);
   });
 
   it('reconciliation counts each state, verification times and lost notices', async () => {
@@ -226,18 +272,33 @@ describe('actions through the ledger (ledger serve)', () => {
     const { page, seeded, ledger } = await serve();
     const session = await login(page);
     const json = { accept: 'application/json' };
-    const post = async (id: string, action: string) => session.post(`/flows/${id}/${action}`, { csrf: await session.csrf(`/flows/${id}`) }, json);
+    const post = async (id: string, action: string) =>
+      session.post(`/flows/${id}/${action}`, { csrf: await session.csrf(`/flows/${id}`) }, json);
 
-    expect(JSON.parse((await post(seeded.ids.pending, 'confirm')).body)).toEqual({ ok: true, from: 'OUT_OF_BAND_PENDING', state: 'REQUIREMENT_VERIFIED', via: 'ledger' });
+    expect(JSON.parse((await post(seeded.ids.pending, 'confirm')).body)).toEqual({
+      ok: true,
+      from: 'OUT_OF_BAND_PENDING',
+      state: 'REQUIREMENT_VERIFIED',
+      via: 'ledger',
+    });
     expect(JSON.parse((await post(seeded.ids.expired, 'retry')).body)).toMatchObject({ ok: true, from: 'EXPIRED', state: 'USER_RETRY' });
     expect(JSON.parse((await post(seeded.ids.expired, 'cancel')).body)).toMatchObject({ ok: true, from: 'USER_RETRY', state: 'CANCELLED' });
     const refused = await post(seeded.ids.completed, 'retry');
     expect(refused.status).toBe(409);
-    expect(JSON.parse(refused.body)).toMatchObject({ ok: false, code: 'E_ILLEGAL_TRANSITION', message: expect.stringContaining('recover applies only to') });
-    expect((await ledger.listTransitions(seeded.ids.expired)).map((t) => t.trigger).slice(-2)).toEqual(['manual-recovery', 'user-cancelled']);
+    expect(JSON.parse(refused.body)).toMatchObject({
+      ok: false,
+      code: 'E_ILLEGAL_TRANSITION',
+      message: expect.stringContaining('recover applies only to'),
+    });
+    expect((await ledger.listTransitions(seeded.ids.expired)).map((t) => t.trigger).slice(-2)).toEqual([
+      'manual-recovery',
+      'user-cancelled',
+    ]);
 
     // Without JSON: Post/Redirect/Get, the result shown once on the flow's page.
-    const form = await session.post(`/flows/${seeded.ids.completed}/cancel`, { csrf: await session.csrf(`/flows/${seeded.ids.completed}`) });
+    const form = await session.post(`/flows/${seeded.ids.completed}/cancel`, {
+      csrf: await session.csrf(`/flows/${seeded.ids.completed}`),
+    });
     expect(form).toMatchObject({ status: 303, headers: { location: `/flows/${seeded.ids.completed}` } });
     const shown = (await session.get(`/flows/${seeded.ids.completed}`)).body;
     expect(shown).toContain('<code class="code">E_ILLEGAL_TRANSITION</code>');
@@ -263,9 +324,15 @@ describe('actions and rollback through a live guard (proxy --ui)', () => {
     const detail = (await session.get(`/flows/${seeded.ids.pending}`)).body;
     // The live guard holds the full URL: shown as text with a copy control, never as a link.
     expect(detail).toContain('The full URL, held in memory by the running guard');
-    expect(detail).toContain('data-copy="https://accounts.google.com/o/oauth2/v2/auth?client_id=8819.apps.googleusercontent.com&amp;state=af0ifjsldkj&amp;scope=openid"');
+    expect(detail).toContain(
+      'data-copy="https://accounts.google.com/o/oauth2/v2/auth?client_id=8819.apps.googleusercontent.com&amp;state=af0ifjsldkj&amp;scope=openid"',
+    );
     expect(detail).not.toMatch(/href="https:/);
-    const reply = await session.post(`/flows/${seeded.ids.pending}/confirm`, { csrf: await session.csrf(`/flows/${seeded.ids.pending}`) }, { accept: 'application/json' });
+    const reply = await session.post(
+      `/flows/${seeded.ids.pending}/confirm`,
+      { csrf: await session.csrf(`/flows/${seeded.ids.pending}`) },
+      { accept: 'application/json' },
+    );
     // An error-retry lineage goes on to ERROR_RETRY_ELIGIBLE: the guard, not the page, knows that.
     expect(JSON.parse(reply.body)).toEqual({ ok: true, from: 'OUT_OF_BAND_PENDING', state: 'ERROR_RETRY_ELIGIBLE', via: 'guard' });
     expect(seeded.guard.flow('signin-1')?.state).toBe('ERROR_RETRY_ELIGIBLE');
@@ -282,14 +349,21 @@ describe('actions and rollback through a live guard (proxy --ui)', () => {
     const session = await login(page);
     expect((await session.get('/rollback')).body).toContain('<span class="issuing issuing-open">open</span>');
 
-    expect(await session.post('/rollback/issuing', { csrf: await session.csrf('/rollback'), issuing: 'stopped' })).toMatchObject({ status: 303, headers: { location: '/rollback' } });
+    expect(await session.post('/rollback/issuing', { csrf: await session.csrf('/rollback'), issuing: 'stopped' })).toMatchObject({
+      status: 303,
+      headers: { location: '/rollback' },
+    });
     expect(guard.issuing()).toBe('stopped');
     expect((await session.get('/rollback')).body).toContain('Issuing stopped: new URL elicitations are declined.');
 
     const ask = await session.post('/rollback/revoke', { csrf: await session.csrf('/rollback') });
     expect(ask.status).toBe(200);
     expect(ask.body).toContain('Revoke every outstanding state nonce?');
-    const done = await session.post('/rollback/revoke', { csrf: await session.csrf('/rollback'), confirm: 'yes' }, { accept: 'application/json' });
+    const done = await session.post(
+      '/rollback/revoke',
+      { csrf: await session.csrf('/rollback'), confirm: 'yes' },
+      { accept: 'application/json' },
+    );
     expect(JSON.parse(done.body)).toEqual({ ok: true, revoked: expect.any(Number) });
 
     // The ledger and the page stay readable.

@@ -29,11 +29,23 @@ async function world() {
   };
   const opened = OPENED.map(([s, t]) => [s, t, 0] as [FlowState, FlowTrigger, number]);
   const flows = {
-    byNotice: await make('a', [...opened, ['COMPLETION_NOTIFIED', 'completion-notice', 30_000], ['REQUIREMENT_VERIFIED', 'notice-verified', 0]]),
+    byNotice: await make('a', [
+      ...opened,
+      ['COMPLETION_NOTIFIED', 'completion-notice', 30_000],
+      ['REQUIREMENT_VERIFIED', 'notice-verified', 0],
+    ]),
     byHand: await make('a', [...opened, ['REQUIREMENT_VERIFIED', 'user-confirmed', 90_000]]),
-    lostThenConfirmed: await make('b', [...opened, ['EXPIRED', 'ttl-expired', 600_000], ['USER_RETRY', 'manual-recovery', 5_000], ['REQUIREMENT_VERIFIED', 'user-confirmed', 5_000]]),
+    lostThenConfirmed: await make('b', [
+      ...opened,
+      ['EXPIRED', 'ttl-expired', 600_000],
+      ['USER_RETRY', 'manual-recovery', 5_000],
+      ['REQUIREMENT_VERIFIED', 'user-confirmed', 5_000],
+    ]),
     expired: await make('b', [...opened, ['EXPIRED', 'ttl-expired', 600_000]]),
-    declined: await make('a', [['USER_REVIEW', 'presented', 0], ['DECLINED', 'user-declined', 1_000]]),
+    declined: await make('a', [
+      ['USER_REVIEW', 'presented', 0],
+      ['DECLINED', 'user-declined', 1_000],
+    ]),
     overdue: await make('c', opened, 60_000),
     pending: await make('c', opened),
   };
@@ -45,7 +57,15 @@ describe('the flows table', () => {
     const { ledger, flows, now } = await world();
     const table = await flowTable(ledger, { state: null, server: null, age: null }, now);
     // REQUIREMENT_VERIFIED is not an end in the table (a lineage may go on), DECLINED is.
-    expect(table.rows.map((r) => r.stored.record.id)).toEqual([flows.overdue.id, flows.expired.id, flows.pending.id, flows.lostThenConfirmed.id, flows.byHand.id, flows.byNotice.id, flows.declined.id]);
+    expect(table.rows.map((r) => r.stored.record.id)).toEqual([
+      flows.overdue.id,
+      flows.expired.id,
+      flows.pending.id,
+      flows.lostThenConfirmed.id,
+      flows.byHand.id,
+      flows.byNotice.id,
+      flows.declined.id,
+    ]);
     expect(table.rows.map((r) => r.overdue)).toEqual([true, false, false, false, false, false, false]);
     expect(table.servers).toEqual(['a', 'b', 'c']);
     expect(table.truncated).toBe(false);
@@ -54,10 +74,14 @@ describe('the flows table', () => {
 
   it('filters by state (in the ledger), server and age, and says when the window cut the list', async () => {
     const { ledger, flows, now } = await world();
-    expect((await flowTable(ledger, { state: 'EXPIRED', server: null, age: null }, now)).rows.map((r) => r.stored.record.id)).toEqual([flows.expired.id]);
+    expect((await flowTable(ledger, { state: 'EXPIRED', server: null, age: null }, now)).rows.map((r) => r.stored.record.id)).toEqual([
+      flows.expired.id,
+    ]);
     expect((await flowTable(ledger, { state: null, server: 'c', age: null }, now)).rows).toHaveLength(2);
     const hourAfterDeclined = flows.declined.createdAt + 3_600_000;
-    expect((await flowTable(ledger, { state: null, server: null, age: '1h' }, hourAfterDeclined)).rows.map((r) => r.stored.record.id).sort()).toEqual([flows.declined.id, flows.overdue.id, flows.pending.id].sort());
+    expect(
+      (await flowTable(ledger, { state: null, server: null, age: '1h' }, hourAfterDeclined)).rows.map((r) => r.stored.record.id).sort(),
+    ).toEqual([flows.declined.id, flows.overdue.id, flows.pending.id].sort());
     const cut = await flowTable(ledger, { state: null, server: null, age: null }, now, 3);
     expect(cut.truncated).toBe(true);
     expect(cut.rows).toHaveLength(3);

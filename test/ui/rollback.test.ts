@@ -50,7 +50,10 @@ describe('the rollback switch file', () => {
       guard.inbound(urlRequest(1, OAUTH_URL, 'el-1'));
       const ticket = await guard.recordConsent('el-1', 'accept');
       file.write({ revoke: true });
-      await vi.waitFor(() => expect(events.some((e) => e.type === 'nonces.revoked' && e.revoked === 1)).toBe(true), { timeout: 5_000, interval: 10 });
+      await vi.waitFor(() => expect(events.some((e) => e.type === 'nonces.revoked' && e.revoked === 1)).toBe(true), {
+        timeout: 5_000,
+        interval: 10,
+      });
       await expect(guard.openUrl(ticket!, () => {})).rejects.toMatchObject({ code: 'E_ISSUING_STOPPED' });
       // A broken file changes nothing and is reported once.
       writeFileSync(file.path, '{');

@@ -25,13 +25,19 @@ const read = (url: URL): Row[] =>
     .map((l) => JSON.parse(l) as Row);
 
 const SETS: readonly (readonly [string, Row[]])[] = [
-  ['blind', readdirSync(new URL('blind/', FIXTURES)).filter((f) => f.endsWith('.jsonl')).flatMap((f) => read(new URL(`blind/${f}`, FIXTURES)))],
+  [
+    'blind',
+    readdirSync(new URL('blind/', FIXTURES))
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) => read(new URL(`blind/${f}`, FIXTURES))),
+  ],
   ['real-world', read(new URL('real-world.jsonl', FIXTURES))],
 ];
 
 describe.each(SETS)('the %s URL set', (name, rows) => {
   const judged = rows.map((row) => ({ row, a: analyzeUrl(row.url, parsePolicy(row.policy ?? {}).base) }));
-  const shown = ({ row, a }: (typeof judged)[number]) => `[${row.category}] ${JSON.stringify(row.url).slice(0, 140)} → ${a.verdict} (${a.findings.map((f) => f.code).join(', ')})`;
+  const shown = ({ row, a }: (typeof judged)[number]) =>
+    `[${row.category}] ${JSON.stringify(row.url).slice(0, 140)} → ${a.verdict} (${a.findings.map((f) => f.code).join(', ')})`;
 
   it('has a labelled source on every row', () => {
     expect(rows.length).toBeGreaterThanOrEqual(name === 'blind' ? 300 : 35);
@@ -43,6 +49,10 @@ describe.each(SETS)('the %s URL set', (name, rows) => {
   });
 
   it('blocks no legitimate row and warns on every row labelled warn', () => {
-    expect(judged.filter(({ row, a }) => row.expected !== 'block' && (a.verdict === 'block' || (row.expected === 'warn' && a.verdict === 'allow'))).map(shown)).toEqual([]);
+    expect(
+      judged
+        .filter(({ row, a }) => row.expected !== 'block' && (a.verdict === 'block' || (row.expected === 'warn' && a.verdict === 'allow')))
+        .map(shown),
+    ).toEqual([]);
   });
 });

@@ -16,7 +16,11 @@ function run(args: string[], ci: boolean) {
   delete env.VITEST_WORKER_ID;
   delete env.VITEST_POOL_ID;
   // Only the corpus file runs: the PostgreSQL global setup (which CI=true makes strict) needs a URL, never a database.
-  if (ci) Object.assign(env, { CI: 'true', MCP_GUARD_TEST_POSTGRES_URL: env.MCP_GUARD_TEST_POSTGRES_URL ?? 'postgres://unused@127.0.0.1:9/unused' });
+  if (ci)
+    Object.assign(env, {
+      CI: 'true',
+      MCP_GUARD_TEST_POSTGRES_URL: env.MCP_GUARD_TEST_POSTGRES_URL ?? 'postgres://unused@127.0.0.1:9/unused',
+    });
   const r = spawnSync(process.execPath, args, { cwd: root, env, encoding: 'utf8', timeout: 240_000 });
   return { status: r.status, out: r.stdout + r.stderr };
 }
@@ -27,7 +31,11 @@ describe('without ../shared/corpora', () => {
   it('the corpus test file skips with one clear line', () => {
     const r = run(vitest, false);
     expect(r.status, r.out).toBe(0);
-    expect(r.out.match(/shared corpora not found .*: the false-rejection measurements of test\/url\/corpora\.test\.ts skipped \(required when CI=true\)/gu)).toHaveLength(1);
+    expect(
+      r.out.match(
+        /shared corpora not found .*: the false-rejection measurements of test\/url\/corpora\.test\.ts skipped \(required when CI=true\)/gu,
+      ),
+    ).toHaveLength(1);
     expect(r.out).toMatch(/skipped/u);
   }, 240_000);
 

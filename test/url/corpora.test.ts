@@ -30,14 +30,22 @@ function measure(urls: readonly string[]): Measure {
   let warned = 0;
   for (const url of urls) {
     const a = analyzeUrl(url, policy);
-    if (a.verdict === 'block') blocked.push(`${url}  ${a.findings.filter((f) => f.severity === 'error').map((f) => f.code).join(',')}`);
+    if (a.verdict === 'block')
+      blocked.push(
+        `${url}  ${a.findings
+          .filter((f) => f.severity === 'error')
+          .map((f) => f.code)
+          .join(',')}`,
+      );
     else if (a.verdict === 'warn') warned++;
   }
   return { total: urls.length, blocked, warned };
 }
 
 function report(name: string, m: Measure): void {
-  console.log(`${name}: ${m.total} URLs, ${m.blocked.length} blocked (${((100 * m.blocked.length) / m.total).toFixed(3)} %), ${m.warned} warned`);
+  console.log(
+    `${name}: ${m.total} URLs, ${m.blocked.length} blocked (${((100 * m.blocked.length) / m.total).toFixed(3)} %), ${m.warned} warned`,
+  );
 }
 
 describe.runIf(!available && CORPORA_REQUIRED)('the shared corpora under CI=true', () => {

@@ -18,11 +18,11 @@ interface Row {
 const DEVELOPMENT = ['malicious.jsonl', 'legitimate.jsonl', 'suspicious.jsonl'];
 
 const rows: Row[] = DEVELOPMENT.flatMap((f) =>
-    readFileSync(new URL(f, DIR), 'utf8')
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as Row),
-  );
+  readFileSync(new URL(f, DIR), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Row),
+);
 
 function shown(row: Row, a: UrlAnalysis): string {
   return `[${row.category}] ${JSON.stringify(row.url).slice(0, 140)} → ${a.verdict} (${a.findings.map((f) => f.code).join(', ')})`;

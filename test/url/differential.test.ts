@@ -21,7 +21,8 @@ function jsonlUrls(dir: URL): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.isDirectory()) out.push(...jsonlUrls(new URL(`${entry.name}/`, dir)));
     else if (entry.name.endsWith('.jsonl')) {
-      for (const line of readFileSync(new URL(entry.name, dir), 'utf8').split('\n')) if (line.trim() !== '') out.push((JSON.parse(line) as { url: string }).url);
+      for (const line of readFileSync(new URL(entry.name, dir), 'utf8').split('\n'))
+        if (line.trim() !== '') out.push((JSON.parse(line) as { url: string }).url);
     }
   }
   return out;
@@ -41,11 +42,40 @@ function corpusHosts(): string[] {
   return hosts;
 }
 
-const TAILS = ['/', '/path?q=1#f', '/login?next=https%3A%2F%2Fother.example.net%2F', '/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz', '/a/b;jsessionid=0123456789abcdef0123', '#access_token=abc123&state=x', '/track?address=1+Main+St&zip=94043'];
+const TAILS = [
+  '/',
+  '/path?q=1#f',
+  '/login?next=https%3A%2F%2Fother.example.net%2F',
+  '/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz',
+  '/a/b;jsessionid=0123456789abcdef0123',
+  '#access_token=abc123&state=x',
+  '/track?address=1+Main+St&zip=94043',
+];
 
 /** Made-up brand-like registrable domains (fixed seed): a policy's own protected list. */
 function syntheticDomains(count: number): string[] {
-  const syllables = ['ka', 'lo', 'mi', 'ner', 'tor', 'va', 'zen', 'qui', 'bra', 'dex', 'flo', 'gra', 'hy', 'jun', 'pli', 'rus', 'sol', 'tri', 'ul', 'wex'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ner',
+    'tor',
+    'va',
+    'zen',
+    'qui',
+    'bra',
+    'dex',
+    'flo',
+    'gra',
+    'hy',
+    'jun',
+    'pli',
+    'rus',
+    'sol',
+    'tri',
+    'ul',
+    'wex',
+  ];
   const tlds = ['com', 'net', 'io', 'co.uk', 'de', 'app', 'bank'];
   const out = new Set<string>();
   let seed = 0x9e3779b1;
@@ -73,7 +103,10 @@ function sameResults(urls: readonly string[], policy: Policy): string[] {
   for (const url of urls) {
     const a = analyzeUrl(url, policy);
     const b = referenceAnalyzeUrl(url, policy);
-    if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(`${JSON.stringify(url).slice(0, 160)}\n  new: ${JSON.stringify(a.findings.map((f) => f.code))} ${a.verdict}\n  ref: ${JSON.stringify(b.findings.map((f) => f.code))} ${b.verdict}`);
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      differences.push(
+        `${JSON.stringify(url).slice(0, 160)}\n  new: ${JSON.stringify(a.findings.map((f) => f.code))} ${a.verdict}\n  ref: ${JSON.stringify(b.findings.map((f) => f.code))} ${b.verdict}`,
+      );
     if (differences.length >= 20) break;
   }
   return differences;
@@ -81,26 +114,79 @@ function sameResults(urls: readonly string[], policy: Policy): string[] {
 
 // Mutations a look-alike or a leak is made of: confusable letters, delimiter look-alikes,
 // joiners, brand tokens (built-in and policy), secret-named parameters, encodings.
-const BRANDS = ['paypal', 'github', 'google', 'microsoft', 'apple', 'coinbase', ...POLICY_DOMAINS.slice(0, 20).map((d) => d.split('.')[0]!)];
+const BRANDS = [
+  'paypal',
+  'github',
+  'google',
+  'microsoft',
+  'apple',
+  'coinbase',
+  ...POLICY_DOMAINS.slice(0, 20).map((d) => d.split('.')[0]!),
+];
 const piece = fc.constantFrom(
-  'а', 'о', 'е', 'і', 'ѕ', 'ӏ', 'ο', 'ν', '0', '1', 'rn', 'vv', '-', '_', '.', '∕', '⁄', '꞉', '·', '。', '–', 'xn--', '%2e', '@', '\\', '\u200b',
-  ...BRANDS, 'login', 'secure', 'support', 'com', 'net', 'co.uk', 'www',
+  'а',
+  'о',
+  'е',
+  'і',
+  'ѕ',
+  'ӏ',
+  'ο',
+  'ν',
+  '0',
+  '1',
+  'rn',
+  'vv',
+  '-',
+  '_',
+  '.',
+  '∕',
+  '⁄',
+  '꞉',
+  '·',
+  '。',
+  '–',
+  'xn--',
+  '%2e',
+  '@',
+  '\\',
+  '\u200b',
+  ...BRANDS,
+  'login',
+  'secure',
+  'support',
+  'com',
+  'net',
+  'co.uk',
+  'www',
 );
-const tail = fc.constantFrom(...TAILS, '/?token=abc', '/?url=https://paypa1.com/', '/?r=aHR0cHM6Ly9ldmlsLmV4YW1wbGUubmV0Lw==', '/?key=AIzaSyA1234567890abcdefghijklmnopqrstu', '/?client_id=x&redirect_uri=https://a.example.org/cb&state=s');
+const tail = fc.constantFrom(
+  ...TAILS,
+  '/?token=abc',
+  '/?url=https://paypa1.com/',
+  '/?r=aHR0cHM6Ly9ldmlsLmV4YW1wbGUubmV0Lw==',
+  '/?key=AIzaSyA1234567890abcdefghijklmnopqrstu',
+  '/?client_id=x&redirect_uri=https://a.example.org/cb&state=s',
+);
 const suffix = fc.constantFrom('com', 'net', 'org', 'io', 'co.uk', 'xyz', 'top', 'de', 'pages.dev', 'github.io', 'рф');
 
 /** A deterministic fuzzing corpus: hosts assembled from pieces, plus mutations of real hosts. */
 function fuzzCorpus(realHosts: readonly string[], count: number): string[] {
-  const assembled = fc.tuple(fc.array(piece, { minLength: 1, maxLength: 5 }), suffix, tail).map(([parts, s, t]) => `https://${parts.join('')}.${s}${t}`);
-  const mutated = fc
-    .tuple(fc.nat({ max: Math.max(0, realHosts.length - 1) }), fc.nat({ max: 40 }), piece, tail)
-    .map(([i, at, p, t]) => {
-      const host = realHosts[i] ?? 'example.com';
-      const cut = Math.min(at, host.length);
-      return `https://${host.slice(0, cut)}${p}${host.slice(cut)}${t}`;
-    });
-  const raw = fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.string({ maxLength: 60 }).map((s) => `https://${s}`));
-  return fc.sample(fc.oneof({ weight: 3, arbitrary: assembled }, { weight: 3, arbitrary: mutated }, { weight: 1, arbitrary: raw }), { numRuns: count, seed: 0x12b });
+  const assembled = fc
+    .tuple(fc.array(piece, { minLength: 1, maxLength: 5 }), suffix, tail)
+    .map(([parts, s, t]) => `https://${parts.join('')}.${s}${t}`);
+  const mutated = fc.tuple(fc.nat({ max: Math.max(0, realHosts.length - 1) }), fc.nat({ max: 40 }), piece, tail).map(([i, at, p, t]) => {
+    const host = realHosts[i] ?? 'example.com';
+    const cut = Math.min(at, host.length);
+    return `https://${host.slice(0, cut)}${p}${host.slice(cut)}${t}`;
+  });
+  const raw = fc.oneof(
+    fc.webUrl({ withQueryParameters: true, withFragments: true }),
+    fc.string({ maxLength: 60 }).map((s) => `https://${s}`),
+  );
+  return fc.sample(fc.oneof({ weight: 3, arbitrary: assembled }, { weight: 3, arbitrary: mutated }, { weight: 1, arbitrary: raw }), {
+    numRuns: count,
+    seed: 0x12b,
+  });
 }
 
 describe('analyzeUrl matches the reference engine', () => {
@@ -113,12 +199,20 @@ describe('analyzeUrl matches the reference engine', () => {
     expect(sameResults(fixtureUrls, policy)).toEqual([]);
   });
 
-  it.skipIf(hosts.length === 0).each(POLICIES)('on every shared-corpus URL (%s)', (_name, policy) => {
-    expect(sameResults(corpusUrls, policy)).toEqual([]);
-  }, 120_000);
+  it.skipIf(hosts.length === 0).each(POLICIES)(
+    'on every shared-corpus URL (%s)',
+    (_name, policy) => {
+      expect(sameResults(corpusUrls, policy)).toEqual([]);
+    },
+    120_000,
+  );
 
-  it.each(POLICIES)('on the fuzzing corpus (%s)', (_name, policy) => {
-    const urls = fuzzCorpus(hosts.length > 0 ? hosts : ['example.com', 'paypal.com', 'münchen.de'], runCount(4000));
-    expect(sameResults(urls, policy)).toEqual([]);
-  }, 120_000);
+  it.each(POLICIES)(
+    'on the fuzzing corpus (%s)',
+    (_name, policy) => {
+      const urls = fuzzCorpus(hosts.length > 0 ? hosts : ['example.com', 'paypal.com', 'münchen.de'], runCount(4000));
+      expect(sameResults(urls, policy)).toEqual([]);
+    },
+    120_000,
+  );
 });

@@ -21,7 +21,14 @@ describe('display segments', () => {
     expect(d.segments.filter((s) => s.highlight).map((s) => s.text)).toEqual(['paypal.com']);
     expect(d.full).toBe('https://login.paypal.com:8443/signin?x=1#top');
     expect(d.segments.map((s) => s.text).join('')).toBe(d.full);
-    expect(d).toMatchObject({ scheme: 'https', host: 'login.paypal.com', hostAscii: 'login.paypal.com', hostUnicode: 'login.paypal.com', registrableDomain: 'paypal.com', punycodeShown: false });
+    expect(d).toMatchObject({
+      scheme: 'https',
+      host: 'login.paypal.com',
+      hostAscii: 'login.paypal.com',
+      hostUnicode: 'login.paypal.com',
+      registrableDomain: 'paypal.com',
+      punycodeShown: false,
+    });
   });
 
   it('drop the default port and keep empty query and fragment delimiters', () => {
@@ -33,13 +40,25 @@ describe('display segments', () => {
 
   it('show a safe internationalised host in Unicode', () => {
     const d = display('https://www.xn--mnchen-3ya.de/stadt');
-    expect(d).toMatchObject({ host: 'www.münchen.de', hostUnicode: 'www.münchen.de', hostAscii: 'www.xn--mnchen-3ya.de', registrableDomain: 'münchen.de', punycodeShown: false });
+    expect(d).toMatchObject({
+      host: 'www.münchen.de',
+      hostUnicode: 'www.münchen.de',
+      hostAscii: 'www.xn--mnchen-3ya.de',
+      registrableDomain: 'münchen.de',
+      punycodeShown: false,
+    });
     expect(d.full).toBe('https://www.münchen.de/stadt');
   });
 
   it('show an unsafe internationalised host in Punycode only', () => {
     const d = display('https://ѕсоре.com/');
-    expect(d).toMatchObject({ host: 'xn--e1argc3h.com', hostAscii: 'xn--e1argc3h.com', hostUnicode: 'ѕсоре.com', registrableDomain: 'xn--e1argc3h.com', punycodeShown: true });
+    expect(d).toMatchObject({
+      host: 'xn--e1argc3h.com',
+      hostAscii: 'xn--e1argc3h.com',
+      hostUnicode: 'ѕсоре.com',
+      registrableDomain: 'xn--e1argc3h.com',
+      punycodeShown: true,
+    });
     expect(d.full).toBe('https://xn--e1argc3h.com/');
   });
 
@@ -80,6 +99,15 @@ describe('display segments', () => {
 
   it('have every key even when the input is not a URL', () => {
     const d = display('not a url');
-    expect(d).toEqual({ full: '', segments: [], scheme: null, host: null, hostUnicode: null, hostAscii: null, registrableDomain: null, punycodeShown: false });
+    expect(d).toEqual({
+      full: '',
+      segments: [],
+      scheme: null,
+      host: null,
+      hostUnicode: null,
+      hostAscii: null,
+      registrableDomain: null,
+      punycodeShown: false,
+    });
   });
 });

@@ -57,7 +57,7 @@ describe('judgeLabel: whole-script confusables', () => {
     expect(judgeLabel('ѕсоре', 'ru')).toBeNull();
   });
 
-  it('allows the real words on Chromium\'s list', () => {
+  it("allows the real words on Chromium's list", () => {
     expect(judgeLabel('парк', 'com')).toBeNull();
   });
 

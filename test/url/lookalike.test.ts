@@ -113,7 +113,13 @@ describe('target embedding', () => {
   });
 
   it('blocks the brand written with a joiner in place of its dot, like the dotted form (issue 12)', () => {
-    for (const url of ['https://paypal-com.evil.net/', 'https://paypal_com.evil.net/', 'https://wwwpaypal-com.info/', 'https://amazon-co-uk.order-status.net/', 'https://github-com.pages.dev/']) {
+    for (const url of [
+      'https://paypal-com.evil.net/',
+      'https://paypal_com.evil.net/',
+      'https://wwwpaypal-com.info/',
+      'https://amazon-co-uk.order-status.net/',
+      'https://github-com.pages.dev/',
+    ]) {
       const a = judge(url);
       expect(a.verdict, url).toBe('block');
       expect(a.findings[0], url).toMatchObject({ code: UrlFinding.lookalikeEmbedded, severity: 'error' });
@@ -121,11 +127,19 @@ describe('target embedding', () => {
   });
 
   it('only warns on the AMP cache form of an origin', () => {
-    expect(lookalike('www-paypal-com.cdn.ampproject.org')).toMatchObject({ code: UrlFinding.lookalikeEmbedded, severity: 'warning', target: 'paypal.com' });
+    expect(lookalike('www-paypal-com.cdn.ampproject.org')).toMatchObject({
+      code: UrlFinding.lookalikeEmbedded,
+      severity: 'warning',
+      target: 'paypal.com',
+    });
   });
 
   it('only warns on the edge host names of CDNs', () => {
-    expect(lookalike('www.microsoft.com.edgekey.net')).toMatchObject({ code: UrlFinding.lookalikeEmbedded, severity: 'warning', target: 'microsoft.com' });
+    expect(lookalike('www.microsoft.com.edgekey.net')).toMatchObject({
+      code: UrlFinding.lookalikeEmbedded,
+      severity: 'warning',
+      target: 'microsoft.com',
+    });
   });
 
   it('does not treat the real suffix after the brand as embedding', () => {
@@ -163,32 +177,57 @@ describe('policy protected domains', () => {
   });
 });
 
-describe('brand + word combinations, brand under a foreign TLD, Chromium\'s top domains (issue 12)', () => {
-  it.each(['https://paypal-support.com/', 'https://docs-github.com/', 'https://githubid-github.com/', 'https://pay-pal-support.xyz/', 'https://binance-kyc.net/', 'https://metamask-restore.io/', 'https://wellsfargo-alerts.com/'])('combo %s', (url) => {
+describe("brand + word combinations, brand under a foreign TLD, Chromium's top domains (issue 12)", () => {
+  it.each([
+    'https://paypal-support.com/',
+    'https://docs-github.com/',
+    'https://githubid-github.com/',
+    'https://pay-pal-support.xyz/',
+    'https://binance-kyc.net/',
+    'https://metamask-restore.io/',
+    'https://wellsfargo-alerts.com/',
+  ])('combo %s', (url) => {
     expect(codes(url)).toContain(UrlFinding.lookalikeCombo);
   });
 
-  it.each(['https://paypal.xyz/signin', 'https://coinbase.top/', 'https://okta.live/', 'https://github.icu/login'])('brand under an abused TLD blocks: %s', (url) => {
-    expect(judge(url).verdict).toBe('block');
-    expect(codes(url)).toContain(UrlFinding.lookalikeBrandTld);
-  });
+  it.each(['https://paypal.xyz/signin', 'https://coinbase.top/', 'https://okta.live/', 'https://github.icu/login'])(
+    'brand under an abused TLD blocks: %s',
+    (url) => {
+      expect(judge(url).verdict).toBe('block');
+      expect(codes(url)).toContain(UrlFinding.lookalikeBrandTld);
+    },
+  );
 
-  it('only warns under other generic TLDs, and says nothing under country codes or for the brand\'s own domains', () => {
-    expect(judge('https://stripe.network/').findings).toEqual([expect.objectContaining({ code: UrlFinding.lookalikeBrandTld, severity: 'warning' })]);
+  it("only warns under other generic TLDs, and says nothing under country codes or for the brand's own domains", () => {
+    expect(judge('https://stripe.network/').findings).toEqual([
+      expect.objectContaining({ code: UrlFinding.lookalikeBrandTld, severity: 'warning' }),
+    ]);
     expect(judge('https://google.de/').verdict).toBe('allow');
     expect(judge('https://github.io/').verdict).toBe('allow');
     expect(judge('https://paypal.me/').verdict).toBe('allow');
   });
 
-  it('blocks homographs of sites that only Chromium\'s list protects, by the whole domain\'s skeleton', () => {
-    for (const url of ['https://\u0430irbnb.com/', 'https://b\u043e\u043eking.com/', 'https://wikiped\u0456a.org/', 'https://\u0445\u0435.com/']) {
+  it("blocks homographs of sites that only Chromium's list protects, by the whole domain's skeleton", () => {
+    for (const url of [
+      'https://\u0430irbnb.com/',
+      'https://b\u043e\u043eking.com/',
+      'https://wikiped\u0456a.org/',
+      'https://\u0445\u0435.com/',
+    ]) {
       expect(codes(url), url).toContain(UrlFinding.lookalikeHomoglyph);
     }
     expect(judge('https://sa\u011fl\u0131k.net/').verdict).not.toBe('block');
   });
 
   it('does not read a legitimate site that contains a brand as a look-alike', () => {
-    for (const url of ['https://appleinsider.com/', 'https://9to5google.com/', 'https://www.google-analytics.com/', 'https://aax.amazon-adsystem.com/', 'https://paypal-community.com/', 'https://microsoftazuread-sso.com/']) {
+    for (const url of [
+      'https://appleinsider.com/',
+      'https://9to5google.com/',
+      'https://www.google-analytics.com/',
+      'https://aax.amazon-adsystem.com/',
+      'https://paypal-community.com/',
+      'https://microsoftazuread-sso.com/',
+    ]) {
       expect(judge(url).verdict, url).not.toBe('block');
     }
   });

@@ -31,7 +31,10 @@ describe('personal data in URLs', () => {
   });
 
   it('blocks an e-mail address in an OIDC login_hint (the spec forbids PII in the URL)', () => {
-    const a = analyzeUrl('https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=0&response_type=code&scope=openid&login_hint=jane%40example.com', policy);
+    const a = analyzeUrl(
+      'https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=0&response_type=code&scope=openid&login_hint=jane%40example.com',
+      policy,
+    );
     expect(a.verdict).toBe('block');
     expect(a.findings.find((f) => f.code === UrlFinding.personalData)?.message).toContain('login hint');
   });
@@ -84,7 +87,9 @@ describe('postal addresses (issue 12)', () => {
   });
 
   it('does not read other addresses, or a zip code alone, as a postal address', () => {
-    expect(codes('https://explorer.example.net/?wallet_address=0x52908400098527886E0F7030069857D2E4169EE7')).not.toContain(UrlFinding.personalData);
+    expect(codes('https://explorer.example.net/?wallet_address=0x52908400098527886E0F7030069857D2E4169EE7')).not.toContain(
+      UrlFinding.personalData,
+    );
     expect(codes('https://status.example.net/?ip_address_family=4')).not.toContain(UrlFinding.personalData);
     expect(codes('https://www.weather.gov/forecast?zip=94043')).not.toContain(UrlFinding.personalData);
     expect(codes('https://shop.example.net/?address=new')).not.toContain(UrlFinding.personalData);

@@ -1,11 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import topSites from '../../src/url/data/top-sites.json' with { type: 'json' };
 import { readFileSync } from 'node:fs';
-import { BUILT_IN_SITES, CHROMIUM_TOP_DOMAINS_SOURCE, CURATED_PROTECTED_DOMAINS, isProtectedDomain, protectedDomains, skeletonOnlySites, TOP_SITES_SOURCE, toProtectedSite } from '../../src/url/protected.js';
+import {
+  BUILT_IN_SITES,
+  CHROMIUM_TOP_DOMAINS_SOURCE,
+  CURATED_PROTECTED_DOMAINS,
+  isProtectedDomain,
+  protectedDomains,
+  skeletonOnlySites,
+  TOP_SITES_SOURCE,
+  toProtectedSite,
+} from '../../src/url/protected.js';
 
 describe('the built-in protected list', () => {
   it('holds the curated identity, payment, code-hosting and cloud providers', () => {
-    for (const domain of ['google.com', 'microsoftonline.com', 'live.com', 'apple.com', 'icloud.com', 'github.com', 'gitlab.com', 'okta.com', 'auth0.com', 'paypal.com', 'stripe.com', 'coinbase.com', 'binance.com', 'amazon.com', 'cloudflare.com', 'slack.com', 'atlassian.com', 'dropbox.com', 'salesforce.com', 'facebook.com', 'x.com', 'linkedin.com', 'chase.com']) {
+    for (const domain of [
+      'google.com',
+      'microsoftonline.com',
+      'live.com',
+      'apple.com',
+      'icloud.com',
+      'github.com',
+      'gitlab.com',
+      'okta.com',
+      'auth0.com',
+      'paypal.com',
+      'stripe.com',
+      'coinbase.com',
+      'binance.com',
+      'amazon.com',
+      'cloudflare.com',
+      'slack.com',
+      'atlassian.com',
+      'dropbox.com',
+      'salesforce.com',
+      'facebook.com',
+      'x.com',
+      'linkedin.com',
+      'chase.com',
+    ]) {
       expect(BUILT_IN_SITES.has(domain), domain).toBe(true);
     }
   });
@@ -57,7 +90,12 @@ describe('protectedDomains', () => {
 
 describe("Chromium's top-domain list (vendored, BSD-3-Clause)", () => {
   const list = readFileSync(new URL('../../src/url/data/chromium-top-domains.list', import.meta.url), 'utf8');
-  const json = JSON.parse(readFileSync(new URL('../../src/url/data/chromium-top-domains.json', import.meta.url), 'utf8')) as { top: string[]; rest: string[]; licenseText: string; revision: string };
+  const json = JSON.parse(readFileSync(new URL('../../src/url/data/chromium-top-domains.json', import.meta.url), 'utf8')) as {
+    top: string[];
+    rest: string[];
+    licenseText: string;
+    revision: string;
+  };
 
   it('ships the list as Chromium has it, the JSON the engine loads made from it, and the license with the data', () => {
     const lines = list.split('\n').filter((l) => l.trim() !== '' && (!l.startsWith('#') || l.startsWith('###END')));

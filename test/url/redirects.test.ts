@@ -13,13 +13,20 @@ describe('redirect-like parameters', () => {
     expect(a.findings[0]?.message).toContain('other-site.net');
   });
 
-  it.each(['redirect_uri', 'redirect_url', 'return_to', 'returnTo', 'continue', 'url', 'dest', 'destination', 'callback', 'goto'])('reads %s', (name) => {
-    expect(findingsOf(`https://example.com/?${name}=https%3A%2F%2Fother-site.net%2F`).map((f) => f.code)).toContain(UrlFinding.redirectOffsite);
-  });
+  it.each(['redirect_uri', 'redirect_url', 'return_to', 'returnTo', 'continue', 'url', 'dest', 'destination', 'callback', 'goto'])(
+    'reads %s',
+    (name) => {
+      expect(findingsOf(`https://example.com/?${name}=https%3A%2F%2Fother-site.net%2F`).map((f) => f.code)).toContain(
+        UrlFinding.redirectOffsite,
+      );
+    },
+  );
 
   it('reads protocol-relative and double-encoded targets', () => {
     expect(findingsOf('https://example.com/?next=//other-site.net/').map((f) => f.code)).toContain(UrlFinding.redirectOffsite);
-    expect(findingsOf('https://example.com/?next=https%253A%252F%252Fother-site.net%252F').map((f) => f.code)).toContain(UrlFinding.redirectOffsite);
+    expect(findingsOf('https://example.com/?next=https%253A%252F%252Fother-site.net%252F').map((f) => f.code)).toContain(
+      UrlFinding.redirectOffsite,
+    );
   });
 
   it('says nothing about a redirect inside the same site or to a relative path', () => {
@@ -28,13 +35,19 @@ describe('redirect-like parameters', () => {
   });
 
   it('treats a loopback redirect_uri as information (native OAuth clients)', () => {
-    const a = analyzeUrl('https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&redirect_uri=http%3A%2F%2F127.0.0.1%3A8976%2Fcallback&state=abc', policy);
+    const a = analyzeUrl(
+      'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&redirect_uri=http%3A%2F%2F127.0.0.1%3A8976%2Fcallback&state=abc',
+      policy,
+    );
     expect(a.verdict).toBe('allow');
     expect(a.findings).toEqual([expect.objectContaining({ code: UrlFinding.redirectLoopback, severity: 'info' })]);
   });
 
   it('treats the redirect_uri of an OAuth request as information: the provider checks it against the client', () => {
-    const a = analyzeUrl('https://accounts.google.com/o/oauth2/v2/auth?client_id=1.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&response_type=code&scope=openid', policy);
+    const a = analyzeUrl(
+      'https://accounts.google.com/o/oauth2/v2/auth?client_id=1.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&response_type=code&scope=openid',
+      policy,
+    );
     expect(a.verdict).toBe('allow');
     expect(a.findings).toEqual([expect.objectContaining({ code: UrlFinding.redirectOffsite, severity: 'info' })]);
   });
@@ -51,7 +64,9 @@ describe('policy redirect hosts', () => {
 
   it('blocks a target outside the list', () => {
     expect(analyzeUrl('https://idp.example.org/authorize?redirect_uri=https://evil.example.net/cb', strict).verdict).toBe('block');
-    expect(findingsOf('https://idp.example.org/authorize?redirect_uri=https://evil.example.net/cb', strict).map((f) => f.code)).toContain(UrlFinding.redirectNotAllowed);
+    expect(findingsOf('https://idp.example.org/authorize?redirect_uri=https://evil.example.net/cb', strict).map((f) => f.code)).toContain(
+      UrlFinding.redirectNotAllowed,
+    );
   });
 
   it('allows a listed target, a loopback target and the own site', () => {
@@ -93,18 +108,23 @@ describe('redirect decoys (issue 12)', () => {
   it('leaves a search query, a same-site target and a relative path alone', () => {
     expect(analyzeUrl('https://www.google.com/search?q=paypal+login+help', policy).verdict).toBe('allow');
     expect(analyzeUrl('https://github.com/login?return_to=%2Fsettings%2Ftokens', policy).verdict).toBe('allow');
-    expect(analyzeUrl('https://accounts.google.com/ServiceLogin?continue=https%3A%2F%2Fmail.google.com%2Fmail%2F', policy).verdict).toBe('allow');
+    expect(analyzeUrl('https://accounts.google.com/ServiceLogin?continue=https%3A%2F%2Fmail.google.com%2Fmail%2F', policy).verdict).toBe(
+      'allow',
+    );
   });
 });
 
 describe('URL shorteners and open redirectors (issue 12)', () => {
-  it.each(['https://bit.ly/3xYzAbC', 'https://tinyurl.com/y7u8ewlr', 'https://t.co/AbC123xyZ9', 'https://lnkd.in/gXyZ12k'])('%s warns that the target cannot be shown', (url) => {
-    const a = analyzeUrl(url, policy);
-    expect(a.verdict).toBe('warn');
-    expect(a.findings.find((f) => f.code === UrlFinding.shortener)?.message).toMatch(/cannot be shown/);
-  });
+  it.each(['https://bit.ly/3xYzAbC', 'https://tinyurl.com/y7u8ewlr', 'https://t.co/AbC123xyZ9', 'https://lnkd.in/gXyZ12k'])(
+    '%s warns that the target cannot be shown',
+    (url) => {
+      const a = analyzeUrl(url, policy);
+      expect(a.verdict).toBe('warn');
+      expect(a.findings.find((f) => f.code === UrlFinding.shortener)?.message).toMatch(/cannot be shown/);
+    },
+  );
 
-  it('does not warn about the shortener\'s own home page', () => {
+  it("does not warn about the shortener's own home page", () => {
     expect(analyzeUrl('https://bit.ly/', policy).findings.map((f) => f.code)).not.toContain(UrlFinding.shortener);
   });
 
@@ -115,12 +135,13 @@ describe('URL shorteners and open redirectors (issue 12)', () => {
 });
 
 describe('the redirect_uri of an authorization request and per-server redirect hosts (issue 12)', () => {
-  const request = 'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&redirect_uri=https%3A%2F%2Fcollector.other-site.net%2Fcb&state=abc&scope=repo';
+  const request =
+    'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&redirect_uri=https%3A%2F%2Fcollector.other-site.net%2Fcb&state=abc&scope=repo';
   it('is information without a policy', () => {
     expect(analyzeUrl(request, policy).verdict).toBe('allow');
   });
 
-  it('blocks only through the redirect hosts of the server\'s policy', () => {
+  it("blocks only through the redirect hosts of the server's policy", () => {
     const document = parsePolicy({ servers: { github: { url: { redirectHosts: ['prflow.dev'] } } } });
     expect(analyzeUrl(request, document.forServer('github')).verdict).toBe('block');
     expect(analyzeUrl(request, document.forServer('other')).verdict).toBe('allow');

@@ -8,7 +8,16 @@ const codes = (url: string, p = production) => analyzeUrl(url, p).findings.map((
 const verdict = (url: string, p = production) => analyzeUrl(url, p).verdict;
 
 describe('schemes', () => {
-  it.each(['javascript:alert(1)', 'data:text/html,<b>hi</b>', 'file:///etc/passwd', 'ftp://example.com/', 'vbscript:msgbox', 'blob:https://example.com/1', 'mailto:a@example.com', 'ws://example.com/'])('%s blocks in every profile', (url) => {
+  it.each([
+    'javascript:alert(1)',
+    'data:text/html,<b>hi</b>',
+    'file:///etc/passwd',
+    'ftp://example.com/',
+    'vbscript:msgbox',
+    'blob:https://example.com/1',
+    'mailto:a@example.com',
+    'ws://example.com/',
+  ])('%s blocks in every profile', (url) => {
     expect(codes(url)).toContain(UrlFinding.scheme);
     expect(verdict(url, development)).toBe('block');
   });
@@ -30,7 +39,8 @@ describe('schemes', () => {
   });
 
   it('blocks relative and garbage input', () => {
-    for (const url of ['/relative/path', 'example.com', '', 'https://', 'https://exa mple.com/', '::::']) expect(codes(url)).toContain(UrlFinding.notAbsolute);
+    for (const url of ['/relative/path', 'example.com', '', 'https://', 'https://exa mple.com/', '::::'])
+      expect(codes(url)).toContain(UrlFinding.notAbsolute);
   });
 });
 
@@ -93,7 +103,8 @@ describe('host spelling', () => {
   });
 
   it('blocks empty labels and the trailing dot', () => {
-    for (const url of ['https://a..example.com/', 'https://.example.com/', 'https://example.com./']) expect(codes(url)).toContain(UrlFinding.emptyLabel);
+    for (const url of ['https://a..example.com/', 'https://.example.com/', 'https://example.com./'])
+      expect(codes(url)).toContain(UrlFinding.emptyLabel);
   });
 
   it('blocks hosts over DNS limits and URLs over the policy limit', () => {
@@ -136,7 +147,12 @@ describe('characters the parser hides', () => {
 });
 
 describe('userinfo and parser differentials', () => {
-  it.each(['https://paypal.com@evil.example.net/', 'https://user:secret@example.com/', 'https://@example.com/', 'https://example.com:443@evil.net/'])('%s blocks as userinfo', (url) => {
+  it.each([
+    'https://paypal.com@evil.example.net/',
+    'https://user:secret@example.com/',
+    'https://@example.com/',
+    'https://example.com:443@evil.net/',
+  ])('%s blocks as userinfo', (url) => {
     expect(codes(url)).toContain(UrlFinding.userinfo);
   });
 
@@ -146,20 +162,34 @@ describe('userinfo and parser differentials', () => {
     expect(a.display.full).not.toContain('hunter2');
   });
 
-  it.each(['https://evil.com\\@paypal.com', 'https:\\\\evil.com', 'https://login-check.io\\.okta.com/'])('%s blocks as a backslash', (url) => {
-    expect(codes(url)).toContain(UrlFinding.backslash);
-  });
+  it.each(['https://evil.com\\@paypal.com', 'https:\\\\evil.com', 'https://login-check.io\\.okta.com/'])(
+    '%s blocks as a backslash',
+    (url) => {
+      expect(codes(url)).toContain(UrlFinding.backslash);
+    },
+  );
 
   it('ignores a backslash inside the query', () => {
     expect(verdict('https://example.com/search?q=a\\b')).toBe('allow');
   });
 
-  it.each(['https://evil.com#@paypal.com', 'https://login-check.io?@paypal.com', 'https://login-check.io/@paypal.com', 'https://auth-portal.xyz#@login.microsoftonline.com/common'])('%s blocks as a decoy host', (url) => {
+  it.each([
+    'https://evil.com#@paypal.com',
+    'https://login-check.io?@paypal.com',
+    'https://login-check.io/@paypal.com',
+    'https://auth-portal.xyz#@login.microsoftonline.com/common',
+  ])('%s blocks as a decoy host', (url) => {
     expect(codes(url)).toContain(UrlFinding.decoyHost);
   });
 
   it('allows @-handles, scopes and tenants after an @', () => {
-    for (const url of ['https://medium.com/@jane/post', 'https://www.npmjs.com/package/@modelcontextprotocol/sdk', 'https://portal.azure.com/#@contoso.onmicrosoft.com/resource', 'https://www.google.com/maps/@48.13,11.57,17z', 'https://mastodon.social/@Gargron@mastodon.social']) {
+    for (const url of [
+      'https://medium.com/@jane/post',
+      'https://www.npmjs.com/package/@modelcontextprotocol/sdk',
+      'https://portal.azure.com/#@contoso.onmicrosoft.com/resource',
+      'https://www.google.com/maps/@48.13,11.57,17z',
+      'https://mastodon.social/@Gargron@mastodon.social',
+    ]) {
       expect(codes(url)).not.toContain(UrlFinding.decoyHost);
     }
   });
@@ -179,7 +209,16 @@ describe('policy allowed hosts', () => {
 });
 
 describe('delimiter look-alikes inside the host (issue 12)', () => {
-  it.each(['paypal.com\u2215account.verify-center.net', 'github.com\u2571login.session-sync.io', 'paypal\uA789443.account-check.net', 'www.paypal\u0589com', 'secure.chase\u00B7com', 'binance\u2219com', 'login\u02F8microsoftonline.com', 'facebook.com\u30CEsecurity.page-appeal.com'])('%s', (host) => {
+  it.each([
+    'paypal.com\u2215account.verify-center.net',
+    'github.com\u2571login.session-sync.io',
+    'paypal\uA789443.account-check.net',
+    'www.paypal\u0589com',
+    'secure.chase\u00B7com',
+    'binance\u2219com',
+    'login\u02F8microsoftonline.com',
+    'facebook.com\u30CEsecurity.page-appeal.com',
+  ])('%s', (host) => {
     const url = `https://${host}/signin`;
     expect(verdict(url)).toBe('block');
     expect(codes(url)).toContain(UrlFinding.hostDelimiterLookalike);

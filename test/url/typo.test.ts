@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { editDistanceAtMostOne, HASHES, hasOneSwap, isLikelyEditDistanceFalsePositive, isPlausibleTypo, neighbourhoodHashes, phoneticKey } from '../../src/url/typo.js';
+import {
+  editDistanceAtMostOne,
+  HASHES,
+  hasOneSwap,
+  isLikelyEditDistanceFalsePositive,
+  isPlausibleTypo,
+  neighbourhoodHashes,
+  phoneticKey,
+} from '../../src/url/typo.js';
 
 function hashSet(text: string): Set<number> {
   const n = neighbourhoodHashes(text);
@@ -11,7 +19,8 @@ function levenshtein(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0]![j] = j;
   for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
   }
   return d[a.length]![b.length]!;
 }
@@ -20,7 +29,10 @@ const label = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz01
 
 describe('editDistanceAtMostOne', () => {
   it('agrees with a full Levenshtein distance', () => {
-    fc.assert(fc.property(label, label, (a, b) => editDistanceAtMostOne(a, b) === levenshtein(a, b) <= 1), { numRuns: 500 });
+    fc.assert(
+      fc.property(label, label, (a, b) => editDistanceAtMostOne(a, b) === levenshtein(a, b) <= 1),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -36,17 +48,23 @@ describe('hasOneSwap', () => {
 describe('neighbourhoodHashes', () => {
   it('gives every pair within one edit or one swap a shared hash', () => {
     fc.assert(
-      fc.property(label, fc.nat(), fc.constantFrom('sub', 'ins', 'del', 'swap'), fc.constantFrom(...'abcxyz9'.split('')), (a, at, op, ch) => {
-        const i = at % a.length;
-        let b: string;
-        if (op === 'sub') b = a.slice(0, i) + ch + a.slice(i + 1);
-        else if (op === 'ins') b = a.slice(0, i) + ch + a.slice(i);
-        else if (op === 'del') b = a.slice(0, i) + a.slice(i + 1);
-        else b = i + 1 < a.length ? a.slice(0, i) + a[i + 1] + a[i] + a.slice(i + 2) : a;
-        if (b === '') return true;
-        const left = hashSet(a);
-        return [...hashSet(b)].some((h) => left.has(h));
-      }),
+      fc.property(
+        label,
+        fc.nat(),
+        fc.constantFrom('sub', 'ins', 'del', 'swap'),
+        fc.constantFrom(...'abcxyz9'.split('')),
+        (a, at, op, ch) => {
+          const i = at % a.length;
+          let b: string;
+          if (op === 'sub') b = a.slice(0, i) + ch + a.slice(i + 1);
+          else if (op === 'ins') b = a.slice(0, i) + ch + a.slice(i);
+          else if (op === 'del') b = a.slice(0, i) + a.slice(i + 1);
+          else b = i + 1 < a.length ? a.slice(0, i) + a[i + 1] + a[i] + a.slice(i + 2) : a;
+          if (b === '') return true;
+          const left = hashSet(a);
+          return [...hashSet(b)].some((h) => left.has(h));
+        },
+      ),
       { numRuns: 500 },
     );
   });

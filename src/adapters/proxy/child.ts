@@ -93,7 +93,8 @@ export class ChildUpstream implements Upstream {
 
   send(message: JsonRpcMessage, line?: string): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (stdin === undefined || stdin === null || stdin.destroyed || this.#writer === null) return Promise.reject(new Error('the server is not running'));
+    if (stdin === undefined || stdin === null || stdin.destroyed || this.#writer === null)
+      return Promise.reject(new Error('the server is not running'));
     if (line === undefined) this.#writer.message(message);
     else this.#writer.line(line);
     return Promise.resolve();

@@ -26,7 +26,9 @@ async function loadTransport(): Promise<HttpTransportClass> {
     const v2 = (await import('@modelcontextprotocol/client')) as unknown as { StreamableHTTPClientTransport: HttpTransportClass };
     return v2.StreamableHTTPClientTransport;
   } catch {
-    const v1 = (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')) as unknown as { StreamableHTTPClientTransport: HttpTransportClass };
+    const v1 = (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')) as unknown as {
+      StreamableHTTPClientTransport: HttpTransportClass;
+    };
     return v1.StreamableHTTPClientTransport;
   }
 }
@@ -49,7 +51,8 @@ export class HttpUpstream implements Upstream {
     transport.onmessage = (message) => {
       // The SDK client would do this after initialize: later requests carry the negotiated version.
       const result = (message as { result?: { protocolVersion?: unknown; serverInfo?: unknown } }).result;
-      if (result !== undefined && typeof result.protocolVersion === 'string' && result.serverInfo !== undefined) transport.setProtocolVersion(result.protocolVersion);
+      if (result !== undefined && typeof result.protocolVersion === 'string' && result.serverInfo !== undefined)
+        transport.setProtocolVersion(result.protocolVersion);
       handlers.onMessage(message);
     };
     transport.onerror = (error) => handlers.onError(error);

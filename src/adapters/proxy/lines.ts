@@ -9,7 +9,12 @@ export const MAX_LINE_BYTES = 10 * 1024 * 1024;
  * The complete lines of a chunk are decoded with one `toString` and split as text (a newline byte
  * is never part of a multi-byte UTF-8 sequence, so this decodes exactly as line by line would).
  */
-export function readLines(stream: Readable, onLine: (line: string) => void, onOversized: (bytes: number) => void, maxBytes = MAX_LINE_BYTES): void {
+export function readLines(
+  stream: Readable,
+  onLine: (line: string) => void,
+  onOversized: (bytes: number) => void,
+  maxBytes = MAX_LINE_BYTES,
+): void {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let skipping = false;

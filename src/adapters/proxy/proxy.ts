@@ -31,7 +31,15 @@ interface Source {
 }
 
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
-const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set(['elicitation.refused', 'content.withheld', 'url-required.filtered', 'retry.refused', 'response.withheld', 'protocol.violation', 'url-required.loop']);
+const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set([
+  'elicitation.refused',
+  'content.withheld',
+  'url-required.filtered',
+  'retry.refused',
+  'response.withheld',
+  'protocol.violation',
+  'url-required.loop',
+]);
 
 /**
  * The guard as a process in front of any MCP server: the host speaks MCP to the proxy's stdin and
@@ -56,7 +64,8 @@ export class ElicitationProxy {
         this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
         if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
         // A request the server never got is answered now, so the host does not wait for its timeout.
-        if ('method' in message && 'id' in message && isJsonRpcId(message.id)) this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
+        if ('method' in message && 'id' in message && isJsonRpcId(message.id))
+          this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
       });
     },
     reply: (message) => this.#toHost(message),
@@ -70,7 +79,10 @@ export class ElicitationProxy {
       if (original === undefined) this.#toHost(shown);
       else if (!this.#hostClosed) this.#hostWriter.line(original);
     },
-    reply: (message) => void this.#options.upstream.send(message).catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`)),
+    reply: (message) =>
+      void this.#options.upstream
+        .send(message)
+        .catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`)),
     fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
   };
 
@@ -86,7 +98,8 @@ export class ElicitationProxy {
     await upstream.start({
       onMessage: (message, line) => this.#fromServer(message, line),
       onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
-      onStart: ({ pid, command }) => this.#options.lifecycle?.('info', `server started: ${command}${pid === undefined ? '' : ` (pid ${pid})`}`),
+      onStart: ({ pid, command }) =>
+        this.#options.lifecycle?.('info', `server started: ${command}${pid === undefined ? '' : ` (pid ${pid})`}`),
       onExit: (code, signal) => {
         const how = signal === undefined || signal === null ? `exited with code ${code}` : `was stopped by signal ${signal}`;
         this.#options.lifecycle?.(code === 0 ? 'info' : signal === undefined || signal === null ? 'error' : 'warn', `server ${how}`);
@@ -118,8 +131,14 @@ export class ElicitationProxy {
     if (this.#pending.size === 0 || this.#hostClosed) return;
     const ids = [...this.#pending.keys()];
     this.#pending.clear();
-    this.#options.lifecycle?.('error', `answered ${ids.length} pending host request${ids.length === 1 ? '' : 's'} with -32603 (${GuardCode.serverExited}): the server ${how}`);
-    for (const id of ids) this.#toHost(errorResponse(id, RpcCode.internalError, `The MCP server ${how} before answering this request.`, { code: GuardCode.serverExited }));
+    this.#options.lifecycle?.(
+      'error',
+      `answered ${ids.length} pending host request${ids.length === 1 ? '' : 's'} with -32603 (${GuardCode.serverExited}): the server ${how}`,
+    );
+    for (const id of ids)
+      this.#toHost(
+        errorResponse(id, RpcCode.internalError, `The MCP server ${how} before answering this request.`, { code: GuardCode.serverExited }),
+      );
   }
 
   #track(id: string | number): void {
@@ -164,7 +183,8 @@ export class ElicitationProxy {
 
   #fromServer(message: unknown, line?: string): void {
     // An answer (whatever the guard then does with it) means the request is no longer the proxy's to answer.
-    if (this.#pending.size > 0 && isRecord(message) && !('method' in message) && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
+    if (this.#pending.size > 0 && isRecord(message) && !('method' in message) && isJsonRpcId(message.id) && message.id !== null)
+      this.#pending.delete(message.id);
     if (kindOf(message) === 'invalid' && !(isRecord(message) && typeof message.method === 'string')) {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
@@ -193,15 +213,28 @@ export class ElicitationProxy {
  */
 function forHost(message: JsonRpcMessage): JsonRpcMessage {
   // 2026-07-28: the URL elicitations of an input-required result, each like an elicitation/create.
-  if ('result' in message && isRecord(message.result) && message.result.resultType === 'input_required' && isRecord(message.result.inputRequests)) {
+  if (
+    'result' in message &&
+    isRecord(message.result) &&
+    message.result.resultType === 'input_required' &&
+    isRecord(message.result.inputRequests)
+  ) {
     const inputRequests: Record<string, unknown> = {};
     for (const [key, entry] of Object.entries(message.result.inputRequests)) {
-      inputRequests[key] = isRecord(entry) && entry.method === Method.elicitationCreate && isRecord(entry.params) ? { ...entry, params: withWarning(entry.params) } : entry;
+      inputRequests[key] =
+        isRecord(entry) && entry.method === Method.elicitationCreate && isRecord(entry.params)
+          ? { ...entry, params: withWarning(entry.params) }
+          : entry;
     }
     return { ...message, result: { ...message.result, inputRequests } };
   }
   if (!('method' in message) || message.method !== Method.elicitationCreate) {
-    if ('error' in message && message.error.code === RpcCode.urlElicitationRequired && isRecord(message.error.data) && Array.isArray(message.error.data.elicitations)) {
+    if (
+      'error' in message &&
+      message.error.code === RpcCode.urlElicitationRequired &&
+      isRecord(message.error.data) &&
+      Array.isArray(message.error.data.elicitations)
+    ) {
       const elicitations = message.error.data.elicitations.map((entry: unknown) => (isRecord(entry) ? withWarning(entry) : entry));
       return { ...message, error: { ...message.error, data: { ...message.error.data, elicitations } } };
     }

@@ -60,7 +60,10 @@ export interface FormReview {
 }
 
 /** The user's answer to a form: send reviewed content, refuse, or dismiss. */
-export type FormAnswer = { readonly action: 'accept'; readonly content: FormContent } | { readonly action: 'decline' } | { readonly action: 'cancel' };
+export type FormAnswer =
+  | { readonly action: 'accept'; readonly content: FormContent }
+  | { readonly action: 'decline' }
+  | { readonly action: 'cancel' };
 
 /**
  * After the browser was opened: the user has finished there (`finished`, the spec's manual

@@ -56,7 +56,10 @@ export function formFields(requestedSchema: unknown, audit?: FormAudit): FormFie
       required: reading.required.includes(spec.name),
       shape: spec.shape,
       options: optionsOf(spec.shape, spec.optionTitles),
-      default: rawDefault !== undefined && valueProblem(spec.shape, rawDefault) === null && spec.shape.kind !== 'unknown' ? copyValue(rawDefault as FormValue) : null,
+      default:
+        rawDefault !== undefined && valueProblem(spec.shape, rawDefault) === null && spec.shape.kind !== 'unknown'
+          ? copyValue(rawDefault as FormValue)
+          : null,
       class: classes.get(spec.name) ?? 'ordinary',
     };
   });

@@ -55,7 +55,10 @@ export interface ElicitationHandlerExtra {
  * `(request, extra) => Promise<ElicitResult>`, for SDK v1's `client.setRequestHandler(ElicitRequestSchema, handler)`
  * and SDK v2's `client.setRequestHandler('elicitation/create', handler)`, in both protocol eras.
  */
-export type ElicitationHandler = (request: { readonly params?: unknown } | ElicitRequest, extra?: ElicitationHandlerExtra) => Promise<ElicitResult>;
+export type ElicitationHandler = (
+  request: { readonly params?: unknown } | ElicitRequest,
+  extra?: ElicitationHandlerExtra,
+) => Promise<ElicitResult>;
 
 /** What presenting a `-32042` list came to: all opened (retry once done), or the user refused one. */
 export type UrlRequirementOutcome = 'accepted' | 'declined' | 'cancelled';
@@ -139,13 +142,19 @@ export function createElicitationHandler(guard: Guard, ui: ConsentUi, options: E
  * flows of the entries not shown. `accepted` means every URL was opened: retry the original
  * request once the browser steps are done (a completion notice, or the user says so).
  */
-export async function presentUrlElicitationRequired(guard: Guard, ui: ConsentUi, error: unknown, options: PresentOptions = {}): Promise<UrlRequirementOutcome> {
+export async function presentUrlElicitationRequired(
+  guard: Guard,
+  ui: ConsentUi,
+  error: unknown,
+  options: PresentOptions = {},
+): Promise<UrlRequirementOutcome> {
   const context = contextOf(guard, ui, options);
   const entries = elicitationsOf(error);
   if (entries === null || entries.length === 0) return 'cancelled';
   const signal = options.signal ?? new AbortController().signal;
   for (const [i, entry] of entries.entries()) {
-    const decision = isRecord(entry) && entry.mode === 'url' ? await consentToUrl(context, entry, 'url-elicitation-required', signal) : 'cancel';
+    const decision =
+      isRecord(entry) && entry.mode === 'url' ? await consentToUrl(context, entry, 'url-elicitation-required', signal) : 'cancel';
     if (decision !== 'accept') {
       cancelUnshown(guard, entries.slice(i + 1), context.onError);
       return decision === 'decline' ? 'declined' : 'cancelled';
@@ -180,7 +189,13 @@ async function answerUrl(context: Context, params: Record<string, unknown>, sign
  * One URL, start to open. Fails closed: anything that did not pass the guard, or any failure
  * along the way, comes out as `cancel`, and nothing is opened without a durable accept receipt.
  */
-async function consentToUrl(context: Context, item: Record<string, unknown>, source: UrlReviewSource, signal: AbortSignal, flow: FlowView | null = flowOf(context.guard, item)): Promise<ConsentDecision> {
+async function consentToUrl(
+  context: Context,
+  item: Record<string, unknown>,
+  source: UrlReviewSource,
+  signal: AbortSignal,
+  flow: FlowView | null = flowOf(context.guard, item),
+): Promise<ConsentDecision> {
   const { guard, ui } = context;
   if (typeof item.url !== 'string') return 'cancel';
   // The guard's own record is the truth, not what arrived in `_meta`.
@@ -212,7 +227,11 @@ async function consentToUrl(context: Context, item: Record<string, unknown>, sou
   const decided: ConsentDecision = signal.aborted ? 'cancel' : decision === 'accept' || decision === 'decline' ? decision : 'cancel';
   let ticket: OpenTicket | null;
   try {
-    ticket = await guard.recordConsent(elicitationId, decided, { display: analysis.display, findings: analysis.findings, message: flow.message });
+    ticket = await guard.recordConsent(elicitationId, decided, {
+      display: analysis.display,
+      findings: analysis.findings,
+      message: flow.message,
+    });
   } catch (error) {
     context.onError(error);
     return 'cancel';
@@ -327,7 +346,15 @@ async function answerForm(context: Context, params: Record<string, unknown>, sig
   const fields = formFields(requestedSchema, audit);
   let answer: FormAnswer;
   try {
-    answer = await ui.reviewForm({ server: guard.session().server, message: params.message, requestedSchema, audit, fields, defaults: formDefaults(fields), signal });
+    answer = await ui.reviewForm({
+      server: guard.session().server,
+      message: params.message,
+      requestedSchema,
+      audit,
+      fields,
+      defaults: formDefaults(fields),
+      signal,
+    });
   } catch (error) {
     context.onError(error);
     return CANCEL;
@@ -363,13 +390,19 @@ function flowOf(guard: Guard, item: Record<string, unknown>): FlowView | null {
   if (typeof flowId === 'string') return judged ? guard.flow(flowId) : null;
   if (meta !== null && judged) return null;
   for (const flow of guard.pendingFlows()) {
-    if (flow.lineage === 'input-required' && flow.state === 'USER_REVIEW' && flow.url === item.url && flow.message === item.message) return flow;
+    if (flow.lineage === 'input-required' && flow.state === 'USER_REVIEW' && flow.url === item.url && flow.message === item.message)
+      return flow;
   }
   return null;
 }
 
 function isFormAudit(value: unknown): value is FormAudit {
-  return isRecord(value) && (value.verdict === 'allow' || value.verdict === 'warn' || value.verdict === 'block') && Array.isArray(value.fields) && Array.isArray(value.findings);
+  return (
+    isRecord(value) &&
+    (value.verdict === 'allow' || value.verdict === 'warn' || value.verdict === 'block') &&
+    Array.isArray(value.fields) &&
+    Array.isArray(value.findings)
+  );
 }
 
 function elicitationsOf(error: unknown): unknown[] | null {

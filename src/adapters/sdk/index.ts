@@ -9,7 +9,26 @@ export {
   type PresentOptions,
   type UrlRequirementOutcome,
 } from './handler.js';
-export type { AfterOpenAnswer, ConsentUi, FormAnswer, FormReview, RenderedUrl, UrlDecision, UrlReview, UrlReviewSource } from './consent-ui.js';
-export { fieldProblem, formDefaults, formFields, parseFieldInput, type FormContent, type FormField, type FormOption, type FormValue, type ParsedInput } from './form-fields.js';
+export type {
+  AfterOpenAnswer,
+  ConsentUi,
+  FormAnswer,
+  FormReview,
+  RenderedUrl,
+  UrlDecision,
+  UrlReview,
+  UrlReviewSource,
+} from './consent-ui.js';
+export {
+  fieldProblem,
+  formDefaults,
+  formFields,
+  parseFieldInput,
+  type FormContent,
+  type FormField,
+  type FormOption,
+  type FormValue,
+  type ParsedInput,
+} from './form-fields.js';
 export { assertOpenableUrl, functionOpener, systemBrowserOpener, type Launch, type Opener, type SystemBrowserOptions } from './opener.js';
 export { createTerminalConsentUi, type TerminalConsentUi, type TerminalConsentUiOptions } from './terminal-ui.js';

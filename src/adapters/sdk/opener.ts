@@ -26,14 +26,19 @@ const UNSAFE_CHARACTERS = /[\u0000-\u0020\u007f]/;
  * characters. The message names the scheme only: the URL itself may carry a secret.
  */
 export function assertOpenableUrl(url: string): void {
-  if (UNSAFE_CHARACTERS.test(url)) throw new GuardError(GuardCode.urlBlocked, 'refusing to open a URL that contains whitespace or control characters');
+  if (UNSAFE_CHARACTERS.test(url))
+    throw new GuardError(GuardCode.urlBlocked, 'refusing to open a URL that contains whitespace or control characters');
   let protocol: string;
   try {
     protocol = new URL(url).protocol;
   } catch {
     throw new GuardError(GuardCode.urlBlocked, 'refusing to open something that is not an absolute URL');
   }
-  if (!OPENABLE.has(protocol)) throw new GuardError(GuardCode.urlBlocked, `refusing to open a ${JSON.stringify(protocol.slice(0, 20))} URL: only https: and http: are opened`);
+  if (!OPENABLE.has(protocol))
+    throw new GuardError(
+      GuardCode.urlBlocked,
+      `refusing to open a ${JSON.stringify(protocol.slice(0, 20))} URL: only https: and http: are opened`,
+    );
 }
 
 /**

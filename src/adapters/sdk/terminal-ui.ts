@@ -73,7 +73,9 @@ type Ask = (prompt: string, signal: AbortSignal) => Promise<Read>;
 
 async function reviewUrl(request: UrlReview, ansi: boolean, out: Out, ask: Ask): Promise<UrlDecision> {
   if (request.signal.aborted) return 'cancel';
-  out(`\n${RULE}\n${serverLabel(request.server)} asks you to open a web page${request.source === 'url-elicitation-required' ? ' before it can go on' : ''}.\n`);
+  out(
+    `\n${RULE}\n${serverLabel(request.server)} asks you to open a web page${request.source === 'url-elicitation-required' ? ' before it can go on' : ''}.\n`,
+  );
   out(messageBlock(request.message));
   out('\n  URL (shown in full; nothing has been loaded):\n');
   out(indent(ansi ? request.rendered.ansi : request.rendered.plain, '    ') + '\n');
@@ -142,7 +144,13 @@ async function reviewForm(request: FormReview, out: Out, ask: Ask): Promise<Form
 }
 
 /** Asks for every field in turn, current values pre-filled. `null` when the user or the server gave up. */
-async function fillFields(fields: readonly FormField[], current: FormContent, signal: AbortSignal, out: Out, ask: Ask): Promise<FormContent | null> {
+async function fillFields(
+  fields: readonly FormField[],
+  current: FormContent,
+  signal: AbortSignal,
+  out: Out,
+  ask: Ask,
+): Promise<FormContent | null> {
   const values: FormContent = {};
   for (const field of fields) {
     const present = Object.hasOwn(current, field.name) ? current[field.name]! : null;
@@ -156,7 +164,13 @@ async function fillFields(fields: readonly FormField[], current: FormContent, si
 const CANCELLED = Symbol('cancelled');
 const SKIPPED = Symbol('skipped');
 
-async function askField(field: FormField, present: FormValue | null, signal: AbortSignal, out: Out, ask: Ask): Promise<FormValue | typeof CANCELLED | typeof SKIPPED> {
+async function askField(
+  field: FormField,
+  present: FormValue | null,
+  signal: AbortSignal,
+  out: Out,
+  ask: Ask,
+): Promise<FormValue | typeof CANCELLED | typeof SKIPPED> {
   if (field.options.length > 0) out(optionList(field));
   const hint = present !== null ? ` [${showValue(field, present)}]` : field.required ? '' : ' (optional, Enter to skip)';
   const clear = !field.required && present !== null ? ' (- to leave empty)' : '';
@@ -180,7 +194,13 @@ async function askField(field: FormField, present: FormValue | null, signal: Abo
   }
 }
 
-async function afterOpen(flow: FlowView, signal: AbortSignal, preempt: AbortSignal, out: Out, ask: Ask): Promise<AfterOpenAnswer | typeof PREEMPTED> {
+async function afterOpen(
+  flow: FlowView,
+  signal: AbortSignal,
+  preempt: AbortSignal,
+  out: Out,
+  ask: Ask,
+): Promise<AfterOpenAnswer | typeof PREEMPTED> {
   if (signal.aborted) return 'waiting';
   const host = flow.analysis.display.host ?? flow.analysis.display.hostAscii ?? 'the page';
   out(`\n  Opened in your browser: ${escapeText(host)} (for ${serverLabel(flow.server)}).\n`);
@@ -232,7 +252,10 @@ const WORDS: Readonly<Record<string, readonly string[]>> = { y: ['yes'], n: ['no
 // ------------------------------------------------------------------ formatting
 
 function serverLabel(server: ServerIdentity): string {
-  const name = server.name === null ? 'An unnamed server' : `Server "${escapeText(server.name)}"${server.version === null ? '' : ` ${escapeText(server.version)}`}`;
+  const name =
+    server.name === null
+      ? 'An unnamed server'
+      : `Server "${escapeText(server.name)}"${server.version === null ? '' : ` ${escapeText(server.version)}`}`;
   return server.key === null ? name : `${name} (configured as "${escapeText(server.key)}")`;
 }
 
@@ -265,7 +288,11 @@ function describeField(field: FormField, n: number): string {
   const parts = [kindText(field), field.required ? 'required' : 'optional'];
   if (field.class === 'personal') parts.push('personal data');
   let text = `    ${n}. ${fieldLabel(field)}: ${parts.join(', ')}\n`;
-  if (field.description !== null) text += field.description.split(/\r\n|\n/).map((line) => `       ${escapeText(line)}\n`).join('');
+  if (field.description !== null)
+    text += field.description
+      .split(/\r\n|\n/)
+      .map((line) => `       ${escapeText(line)}\n`)
+      .join('');
   if (field.default !== null) text += `       default: ${showValue(field, field.default)}\n`;
   return text;
 }
@@ -299,7 +326,9 @@ function range(low: number | null, high: number | null, unit: string): string {
 }
 
 function optionList(field: FormField): string {
-  return field.options.map((o, i) => `     ${i + 1}) ${o.title === null ? escapeText(o.value) : `${escapeText(o.title)} [${escapeText(o.value)}]`}\n`).join('');
+  return field.options
+    .map((o, i) => `     ${i + 1}) ${o.title === null ? escapeText(o.value) : `${escapeText(o.title)} [${escapeText(o.value)}]`}\n`)
+    .join('');
 }
 
 function showValue(field: FormField, value: FormValue): string {

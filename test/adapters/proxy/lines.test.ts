@@ -37,7 +37,8 @@ describe('isFaithfulLine', () => {
       '{"a":-0}',
       '{"a":1234567890123456}',
       '{"a":"\uFFFD"}',
-    ]) expect(faithful(line), line).toBe(false);
+    ])
+      expect(faithful(line), line).toBe(false);
   });
 
   it('never calls a line with a duplicate key faithful, and accepts every stringified value without numbers it cannot keep', () => {
@@ -73,7 +74,12 @@ describe('readLines', () => {
   function streamed(chunks: readonly Buffer[], maxBytes: number): (string | number)[] {
     const stream = new PassThrough();
     const out: (string | number)[] = [];
-    readLines(stream, (line) => out.push(line), () => out.push(-1), maxBytes);
+    readLines(
+      stream,
+      (line) => out.push(line),
+      () => out.push(-1),
+      maxBytes,
+    );
     for (const chunk of chunks) stream.emit('data', chunk);
     return out;
   }
@@ -81,17 +87,22 @@ describe('readLines', () => {
   it('reads the same lines however the bytes are cut into chunks, multi-byte characters and long lines included', () => {
     const piece = fc.constantFrom('a', 'bc', '\n', '\r\n', 'é', '€', '😀', '{"k":"v"}', '\n\n', 'x'.repeat(30));
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 60 }), fc.array(fc.nat(), { maxLength: 12 }), fc.integer({ min: 4, max: 64 }), (pieces, cuts, maxBytes) => {
-        const input = Buffer.from(pieces.join(''));
-        const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
-        const chunks: Buffer[] = [];
-        let at = 0;
-        for (const p of [...points, input.length]) {
-          if (p > at) chunks.push(input.subarray(at, p));
-          at = Math.max(at, p);
-        }
-        expect(streamed(chunks, maxBytes)).toEqual(reference(input, maxBytes));
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 60 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.integer({ min: 4, max: 64 }),
+        (pieces, cuts, maxBytes) => {
+          const input = Buffer.from(pieces.join(''));
+          const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+          const chunks: Buffer[] = [];
+          let at = 0;
+          for (const p of [...points, input.length]) {
+            if (p > at) chunks.push(input.subarray(at, p));
+            at = Math.max(at, p);
+          }
+          expect(streamed(chunks, maxBytes)).toEqual(reference(input, maxBytes));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -10,7 +10,12 @@ const OAUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth?client_id=123.ap
 function world() {
   let handlers: UpstreamHandlers | null = null;
   const sent: Record<string, any>[] = [];
-  const upstream: Upstream = { start: async (h) => void (handlers = h), send: async (m) => void sent.push(m as Record<string, any>), close: async () => handlers?.onExit(0), signal: () => {} };
+  const upstream: Upstream = {
+    start: async (h) => void (handlers = h),
+    send: async (m) => void sent.push(m as Record<string, any>),
+    close: async () => handlers?.onExit(0),
+    signal: () => {},
+  };
   const input = new PassThrough();
   const output = new PassThrough();
   const lines: Record<string, any>[] = [];
@@ -31,9 +36,22 @@ function world() {
 }
 
 async function handshake(w: ReturnType<typeof world>): Promise<void> {
-  w.host({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {}, url: {} } }, clientInfo: { name: 'raw', version: '1' } } });
+  w.host({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: { elicitation: { form: {}, url: {} } },
+      clientInfo: { name: 'raw', version: '1' },
+    },
+  });
   await w.waitSent(1);
-  w.server().onMessage({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+  w.server().onMessage({
+    jsonrpc: '2.0',
+    id: 0,
+    result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+  });
   w.host({ jsonrpc: '2.0', method: 'notifications/initialized' });
   await w.waitSent(2);
 }
@@ -46,7 +64,12 @@ const hostile = [
 describe('the proxy in front of a hostile server', () => {
   it('hole 1: a -32042 answer to initialize never reaches a raw host with its list', async () => {
     const w = world();
-    w.host({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { url: {} } }, clientInfo: { name: 'raw', version: '1' } } });
+    w.host({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { url: {} } }, clientInfo: { name: 'raw', version: '1' } },
+    });
     await w.waitSent(1);
     w.server().onMessage({ jsonrpc: '2.0', id: 0, error: { code: -32042, message: 'required', data: { elicitations: hostile } } });
     await vi.waitFor(() => expect(w.lines.some((l) => l.id === 0)).toBe(true));
@@ -61,10 +84,22 @@ describe('the proxy in front of a hostile server', () => {
     await handshake(w);
     w.host({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'pay', arguments: {}, task: { ttl: 60000 } } });
     await w.waitSent(3);
-    w.server().onMessage({ jsonrpc: '2.0', id: 1, result: { task: { taskId: 't1', status: 'working', ttl: 60000, createdAt: '2026-11-29T00:00:00Z' } } });
+    w.server().onMessage({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { task: { taskId: 't1', status: 'working', ttl: 60000, createdAt: '2026-11-29T00:00:00Z' } },
+    });
     w.host({ jsonrpc: '2.0', id: 2, method: 'tasks/result', params: { taskId: 't1' } });
     await w.waitSent(4);
-    w.server().onMessage({ jsonrpc: '2.0', id: 2, error: { code: -32042, message: 'required', data: { elicitations: [...hostile, { mode: 'url', elicitationId: 'ok', url: OAUTH_URL, message: 'Sign in' }] } } });
+    w.server().onMessage({
+      jsonrpc: '2.0',
+      id: 2,
+      error: {
+        code: -32042,
+        message: 'required',
+        data: { elicitations: [...hostile, { mode: 'url', elicitationId: 'ok', url: OAUTH_URL, message: 'Sign in' }] },
+      },
+    });
     await vi.waitFor(() => expect(w.lines.some((l) => l.id === 2)).toBe(true));
     const answer = w.lines.find((l) => l.id === 2)!;
     expect(answer.error.data.elicitations.map((e: { elicitationId: string }) => e.elicitationId)).toEqual(['ok']);
@@ -76,7 +111,12 @@ describe('the proxy in front of a hostile server', () => {
     const w = world();
     await handshake(w);
     const schema = { type: 'object', properties: { password: { type: 'string', title: 'Password' } } };
-    w.server().onMessage({ jsonrpc: '2.0', id: 'u1', method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: OAUTH_URL, elicitationId: 'u1', requestedSchema: schema } });
+    w.server().onMessage({
+      jsonrpc: '2.0',
+      id: 'u1',
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Sign in', url: OAUTH_URL, elicitationId: 'u1', requestedSchema: schema },
+    });
     await vi.waitFor(() => expect(w.lines.some((l) => l.method === 'elicitation/create')).toBe(true));
     const request = w.lines.find((l) => l.method === 'elicitation/create')!;
     expect(request.params).not.toHaveProperty('requestedSchema');

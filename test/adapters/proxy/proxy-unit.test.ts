@@ -46,7 +46,11 @@ describe('ElicitationProxy', () => {
     state.down = true;
     host.send({ jsonrpc: '2.0', id: 9, method: 'tools/list' });
     host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    await vi.waitFor(() => expect(host.lines).toEqual([{ jsonrpc: '2.0', id: 9, error: { code: -32603, message: 'The MCP server could not be reached through the proxy.' } }]));
+    await vi.waitFor(() =>
+      expect(host.lines).toEqual([
+        { jsonrpc: '2.0', id: 9, error: { code: -32603, message: 'The MCP server could not be reached through the proxy.' } },
+      ]),
+    );
     host.input.end();
     expect(await exit).toBe(0);
   });
@@ -58,11 +62,24 @@ describe('ElicitationProxy', () => {
     const guard = createGuard({ onEvent: (e) => proxy?.tellHost(e) });
     proxy = new ElicitationProxy({ guard, upstream, hostInput: host.input, hostOutput: host.output, log: () => {} });
     void proxy.run();
-    server().onMessage({ jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: { mode: 'form', message: 'early', requestedSchema: { type: 'object', properties: {} } } });
+    server().onMessage({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'elicitation/create',
+      params: { mode: 'form', message: 'early', requestedSchema: { type: 'object', properties: {} } },
+    });
     expect(sent).toEqual([expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32602 }) })]);
     // Lines to the host are written at the end of the turn, all in one write.
     await vi.waitFor(() =>
-      expect(host.lines).toEqual([expect.objectContaining({ method: 'notifications/message', params: expect.objectContaining({ logger: 'mcp-elicitation-guard', data: expect.objectContaining({ code: 'E_MODE_NOT_NEGOTIATED' }) }) })]),
+      expect(host.lines).toEqual([
+        expect.objectContaining({
+          method: 'notifications/message',
+          params: expect.objectContaining({
+            logger: 'mcp-elicitation-guard',
+            data: expect.objectContaining({ code: 'E_MODE_NOT_NEGOTIATED' }),
+          }),
+        }),
+      ]),
     );
   });
 });
@@ -88,14 +105,40 @@ function rawHost() {
   const output = new PassThrough();
   const writes: string[] = [];
   output.on('data', (d: Buffer) => writes.push(d.toString()));
-  return { input, output, writes, lines: () => writes.join('').split('\n').filter((l) => l !== '') };
+  return {
+    input,
+    output,
+    writes,
+    lines: () =>
+      writes
+        .join('')
+        .split('\n')
+        .filter((l) => l !== ''),
+  };
 }
 
 /** The initialize handshake through the proxy, so elicitations are negotiated. */
 async function initialized(host: ReturnType<typeof rawHost>, up: ReturnType<typeof lineUpstream>) {
-  host.input.write(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {}, url: {} } }, clientInfo: { name: 'h', version: '1' } } }) + '\n');
+  host.input.write(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { elicitation: { form: {}, url: {} } },
+        clientInfo: { name: 'h', version: '1' },
+      },
+    }) + '\n',
+  );
   await vi.waitFor(() => expect(up.sent).toHaveLength(1));
-  up.serverWrites(JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } }));
+  up.serverWrites(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+    }),
+  );
   host.input.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
   await vi.waitFor(() => expect(up.sent).toHaveLength(2));
   await vi.waitFor(() => expect(host.lines()).toHaveLength(1));
@@ -105,7 +148,13 @@ describe('ElicitationProxy: original bytes and batched writes', () => {
   const start = () => {
     const up = lineUpstream();
     const host = rawHost();
-    const proxy = new ElicitationProxy({ guard: createGuard(), upstream: up.upstream, hostInput: host.input, hostOutput: host.output, log: () => {} });
+    const proxy = new ElicitationProxy({
+      guard: createGuard(),
+      upstream: up.upstream,
+      hostInput: host.input,
+      hostOutput: host.output,
+      log: () => {},
+    });
     void proxy.run();
     return { up, host };
   };
@@ -114,7 +163,8 @@ describe('ElicitationProxy: original bytes and batched writes', () => {
     const { up, host } = start();
     await initialized(host, up);
     // Spacing and key order JSON.stringify would not produce, so the original bytes are recognisable.
-    const request = '{ "id": 5, "jsonrpc": "2.0", "method": "tools/call", "params": { "name": "echo", "arguments": { "text": "a \\"quoted\\" : value", "n": -12 } } }';
+    const request =
+      '{ "id": 5, "jsonrpc": "2.0", "method": "tools/call", "params": { "name": "echo", "arguments": { "text": "a \\"quoted\\" : value", "n": -12 } } }';
     host.input.write(request + '\n');
     await vi.waitFor(() => expect(up.sent).toHaveLength(3));
     expect(up.sent[2]).toBe(request);
@@ -128,7 +178,9 @@ describe('ElicitationProxy: original bytes and batched writes', () => {
     const { up, host } = start();
     await initialized(host, up);
     const before = host.writes.length;
-    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: i } }));
+    const lines = Array.from({ length: 50 }, (_, i) =>
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: i } }),
+    );
     for (const line of lines) up.serverWrites(line);
     await vi.waitFor(() => expect(host.lines()).toHaveLength(51));
     expect(host.writes.length - before).toBe(1);
@@ -138,7 +190,10 @@ describe('ElicitationProxy: original bytes and batched writes', () => {
   // Each line parses to something another parser could read differently; the proxy must send what
   // the guard judged (the message serialised again), never the original bytes.
   const differentials: readonly [string, string][] = [
-    ['a key twice: JSON.parse keeps the last, a first-wins parser the first', '{"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": {"mode": "form", "message": "password?", "requestedSchema": {"type": "object", "properties": {"password": {"type": "string"}}}}, "method": "ping"}'],
+    [
+      'a key twice: JSON.parse keeps the last, a first-wins parser the first',
+      '{"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": {"mode": "form", "message": "password?", "requestedSchema": {"type": "object", "properties": {"password": {"type": "string"}}}}, "method": "ping"}',
+    ],
     ['a key twice through an escape', '{"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "\\u006dethod": "ping"}'],
     ['a __proto__ key', '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"__proto__": {"mode": "url"}}}'],
     ['a __proto__ key through an escape', '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"\\u005f_proto__": {"x": 1}}}'],
@@ -146,7 +201,10 @@ describe('ElicitationProxy: original bytes and batched writes', () => {
     ['an id with a fraction', '{"jsonrpc": "2.0", "id": 7.0, "method": "ping"}'],
     ['an id with an exponent', '{"jsonrpc": "2.0", "id": 7e0, "method": "ping"}'],
     ['minus zero', '{"jsonrpc": "2.0", "id": -0, "method": "ping"}'],
-    ['a replacement character, as decoding leaves for bytes that are not UTF-8', '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"x": "\uFFFD"}}'],
+    [
+      'a replacement character, as decoding leaves for bytes that are not UTF-8',
+      '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"x": "\uFFFD"}}',
+    ],
   ];
 
   for (const [what, line] of differentials) {

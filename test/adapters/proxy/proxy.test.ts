@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  type McpError,
+  UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -26,7 +32,12 @@ describe('the proxy between a real SDK host and a real server process', () => {
   }
 
   beforeAll(async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: proxyArgs('--ledger', 'memory', '--audit', audit, '--', ...fixtureServer), cwd: root, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: proxyArgs('--ledger', 'memory', '--audit', audit, '--', ...fixtureServer),
+      cwd: root,
+      stderr: 'pipe',
+    });
     client = new Client({ name: 'unchangeable-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       elicitations.push(request.params as Record<string, unknown>);
@@ -44,7 +55,15 @@ describe('the proxy between a real SDK host and a real server process', () => {
   it('answers a password form to the server and tells the host in a log message', async () => {
     expect(await call('ask-password')).toMatchObject({ error: { code: -32602, data: { code: 'E_SENSITIVE_FIELD' } } });
     expect(elicitations).toHaveLength(0);
-    await vi.waitFor(() => expect(logs).toContainEqual(expect.objectContaining({ level: 'warning', logger: 'mcp-elicitation-guard', data: expect.objectContaining({ event: 'elicitation.refused', code: 'E_SENSITIVE_FIELD' }) })));
+    await vi.waitFor(() =>
+      expect(logs).toContainEqual(
+        expect.objectContaining({
+          level: 'warning',
+          logger: 'mcp-elicitation-guard',
+          data: expect.objectContaining({ event: 'elicitation.refused', code: 'E_SENSITIVE_FIELD' }),
+        }),
+      ),
+    );
   });
 
   it('delivers a benign form and a legitimate URL, refuses a homograph', async () => {
@@ -67,7 +86,10 @@ describe('the proxy between a real SDK host and a real server process', () => {
       (e: unknown) => e as UrlElicitationRequiredError,
     );
     expect(required).toBeInstanceOf(UrlElicitationRequiredError);
-    expect(required!.elicitations[0]).toMatchObject({ elicitationId: 'pay-1', _meta: { 'mcp-elicitation-guard/url-analysis': { verdict: 'allow' } } });
+    expect(required!.elicitations[0]).toMatchObject({
+      elicitationId: 'pay-1',
+      _meta: { 'mcp-elicitation-guard/url-analysis': { verdict: 'allow' } },
+    });
     expect(await call('pay', { invoice: 'INV-1' })).toEqual({ paid: 1 });
     const again = await client.callTool({ name: 'pay', arguments: { invoice: 'INV-1' } }).then(
       () => null,
@@ -87,8 +109,15 @@ describe('the proxy between a real SDK host and a real server process', () => {
 });
 
 /** Runs the proxy with raw stdio, writes `lines`, collects what it prints until it exits. */
-function rawProxy(serverCommand: string[], lines: string[], options: { closeInput?: boolean; signal?: NodeJS.Signals; args?: string[] } = {}) {
-  const child = spawn(process.execPath, proxyArgs('--ledger', 'memory', ...(options.args ?? []), '--', ...serverCommand), { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+function rawProxy(
+  serverCommand: string[],
+  lines: string[],
+  options: { closeInput?: boolean; signal?: NodeJS.Signals; args?: string[] } = {},
+) {
+  const child = spawn(process.execPath, proxyArgs('--ledger', 'memory', ...(options.args ?? []), '--', ...serverCommand), {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -101,10 +130,21 @@ function rawProxy(serverCommand: string[], lines: string[], options: { closeInpu
 
 describe('the proxy never breaks the pipe', () => {
   it('answers a malformed host line with -32700 and forwards the next message', async () => {
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    const run = rawProxy(fixtureServer, ['{ not json', JSON.stringify({ jsonrpc: '2.0', id: 7, params: {} }), initialize], { closeInput: false });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const run = rawProxy(fixtureServer, ['{ not json', JSON.stringify({ jsonrpc: '2.0', id: 7, params: {} }), initialize], {
+      closeInput: false,
+    });
     await vi.waitFor(() => expect(run.out().split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(3), { timeout: 15_000 });
-    const [parse, invalid, init] = run.out().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [parse, invalid, init] = run
+      .out()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parse).toMatchObject({ id: null, error: { code: -32700 } });
     expect(invalid).toMatchObject({ id: 7, error: { code: -32600 } });
     expect(init).toMatchObject({ id: 1, result: { serverInfo: { name: 'elicitation-fixture' } } });
@@ -127,10 +167,19 @@ describe('the proxy never breaks the pipe', () => {
           process.stdout.write('{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"mode":"form","message":"pw","requestedSchema":{"type":"object","properties":{"password":{"type":"string"}}}},"method":"ping"}\\n');
         }
       });`;
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } },
+    });
     const spacedRequest = '{ "jsonrpc": "2.0", "id": 9, "method": "tools/list" }';
     const doubledRequest = '{"jsonrpc":"2.0","id":10,"method":"tools/call","method":"tools/list"}';
-    const run = rawProxy([process.execPath, '-e', server], [initialize, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), spacedRequest, doubledRequest], { closeInput: false });
+    const run = rawProxy(
+      [process.execPath, '-e', server],
+      [initialize, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), spacedRequest, doubledRequest],
+      { closeInput: false },
+    );
     await vi.waitFor(() => expect(run.out().split('\n').filter(Boolean)).toHaveLength(3), { timeout: 15_000 });
     await vi.waitFor(() => expect(run.err()).toContain('"id":10'), { timeout: 15_000 });
     const [, spaced, doubled] = run.out().split('\n').filter(Boolean);
@@ -145,7 +194,7 @@ describe('the proxy never breaks the pipe', () => {
     expect(await run.exited).toBe(0);
   }, 30_000);
 
-  it('exits with the server\'s exit code', async () => {
+  it("exits with the server's exit code", async () => {
     const run = rawProxy([process.execPath, '-e', 'process.exit(3)'], [], { closeInput: false });
     expect(await run.exited).toBe(3);
     expect(run.out()).toBe('');
@@ -154,7 +203,11 @@ describe('the proxy never breaks the pipe', () => {
   it('passes SIGTERM on to the server', async () => {
     // The server says when it runs (its stderr passes through the proxy): by then the proxy, which
     // installs its signal handlers before starting the server, forwards the signal.
-    const server = [process.execPath, '-e', "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stderr.write('server up\\n')"];
+    const server = [
+      process.execPath,
+      '-e',
+      "process.on('SIGTERM', () => process.exit(42)); setInterval(() => {}, 1000); process.stderr.write('server up\\n')",
+    ];
     const run = rawProxy(server, [], { closeInput: false });
     await vi.waitFor(() => expect(run.err()).toContain('server up'), { timeout: 20_000 });
     run.child.kill('SIGTERM');

@@ -10,7 +10,17 @@ const SCHEMA = {
     ratio: { type: 'number' },
     notify: { type: 'boolean', default: true },
     plan: { type: 'string', enum: ['1', '2', 'pro'], enumNames: ['One', 'Two', 'Professional'] },
-    tags: { type: 'array', items: { anyOf: [{ const: 'a', title: 'Alpha' }, { const: 'b', title: 'Beta' }] }, maxItems: 2, default: ['a'] },
+    tags: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'a', title: 'Alpha' },
+          { const: 'b', title: 'Beta' },
+        ],
+      },
+      maxItems: 2,
+      default: ['a'],
+    },
     phone: { type: 'string', title: 'Phone number', default: 'not a number of any kind but a string' },
     size: { type: 'integer', default: 99, maximum: 10 },
   },

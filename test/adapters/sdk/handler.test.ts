@@ -1,5 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ElicitResultSchema, UrlElicitationRequiredError, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  UrlElicitationRequiredError,
+  type ElicitRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createElicitationHandler, pendingFlowControls, presentUrlElicitationRequired } from '../../../src/adapters/sdk/handler.js';
 import { createGuard } from '../../../src/core/guard.js';
@@ -8,7 +13,8 @@ import { GuardMetaKey } from '../../../src/protocol/wire.js';
 import { handshake, urlRequest } from '../../helpers/session.js';
 import { connectWithHandler, scriptedUi, SERVER_INFO } from './harness.js';
 
-const SIGN_IN = 'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
+const SIGN_IN =
+  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
 const PAY = 'https://checkout.stripe.com/c/pay/cs_test_a1b2c3';
 
 const closers: (() => Promise<void>)[] = [];
@@ -20,7 +26,11 @@ function urlParams(elicitationId: string, url = SIGN_IN, message = 'Sign in to G
   return { mode: 'url' as const, message, url, elicitationId };
 }
 
-async function setup(ui: Parameters<typeof connectWithHandler>[1], options: Parameters<typeof connectWithHandler>[2] = {}, configureServer?: (server: Server) => void) {
+async function setup(
+  ui: Parameters<typeof connectWithHandler>[1],
+  options: Parameters<typeof connectWithHandler>[2] = {},
+  configureServer?: (server: Server) => void,
+) {
   const ledger = new MemoryLedger();
   const guard = createGuard({ ledger, server: 'github' });
   // The ledger option makes the handler read each accept receipt back before opening.
@@ -153,7 +163,9 @@ describe('URL mode through a real SDK client and server', () => {
     // SDK 1.32 ignores a cancellation of request id 0 (`if (!requestId) return`): use up id 0 first.
     await server.ping();
     const withdraw = new AbortController();
-    const request = server.request({ method: 'elicitation/create', params: urlParams('el-w') }, ElicitResultSchema, { signal: withdraw.signal });
+    const request = server.request({ method: 'elicitation/create', params: urlParams('el-w') }, ElicitResultSchema, {
+      signal: withdraw.signal,
+    });
     await vi.waitFor(() => expect(ui.urlReviews).toHaveLength(1));
     withdraw.abort();
     await expect(request).rejects.toThrow();
@@ -282,7 +294,15 @@ const PROJECT_SCHEMA = {
   properties: {
     name: { type: 'string', title: 'Project name', minLength: 1, maxLength: 40, default: 'demo' },
     size: { type: 'integer', title: 'Team size', minimum: 1, maximum: 10, default: 3 },
-    visibility: { type: 'string', title: 'Visibility', oneOf: [{ const: 'private', title: 'Only me' }, { const: 'public', title: 'Everyone' }], default: 'private' },
+    visibility: {
+      type: 'string',
+      title: 'Visibility',
+      oneOf: [
+        { const: 'private', title: 'Only me' },
+        { const: 'public', title: 'Everyone' },
+      ],
+      default: 'private',
+    },
     email: { type: 'string', format: 'email', title: 'Contact email' },
   },
   required: ['name'],
@@ -292,7 +312,10 @@ describe('form mode through a real SDK client and server', () => {
   it('pre-fills the defaults, lets the user change one, and sends the reviewed answer', async () => {
     const ui = scriptedUi({ form: (review) => ({ action: 'accept', content: { ...review.defaults, size: 5 } }) });
     const { server } = await setup(ui);
-    const result = await server.request({ method: 'elicitation/create', params: { mode: 'form', message: 'New project', requestedSchema: PROJECT_SCHEMA } }, ElicitResultSchema);
+    const result = await server.request(
+      { method: 'elicitation/create', params: { mode: 'form', message: 'New project', requestedSchema: PROJECT_SCHEMA } },
+      ElicitResultSchema,
+    );
     expect(result).toEqual({ action: 'accept', content: { name: 'demo', size: 5, visibility: 'private' } });
     const review = ui.formReviews[0]!;
     expect(review.defaults).toEqual({ name: 'demo', size: 3, visibility: 'private' });
@@ -315,14 +338,20 @@ describe('form mode through a real SDK client and server', () => {
   it.each(['decline', 'cancel'] as const)('passes a %s on to the server', async (action) => {
     const ui = scriptedUi({ form: () => ({ action }) });
     const { server } = await setup(ui);
-    const result = await server.request({ method: 'elicitation/create', params: { mode: 'form', message: 'New project', requestedSchema: PROJECT_SCHEMA } }, ElicitResultSchema);
+    const result = await server.request(
+      { method: 'elicitation/create', params: { mode: 'form', message: 'New project', requestedSchema: PROJECT_SCHEMA } },
+      ElicitResultSchema,
+    );
     expect(result).toEqual({ action });
   });
 
   it('lets the guard withhold an answer that does not fit the schema', async () => {
     const ui = scriptedUi({ form: () => ({ action: 'accept', content: { name: 'demo', size: 50 } }) });
     const { server } = await setup(ui);
-    const result = await server.request({ method: 'elicitation/create', params: { mode: 'form', message: 'New project', requestedSchema: PROJECT_SCHEMA } }, ElicitResultSchema);
+    const result = await server.request(
+      { method: 'elicitation/create', params: { mode: 'form', message: 'New project', requestedSchema: PROJECT_SCHEMA } },
+      ElicitResultSchema,
+    );
     expect(result).toEqual({ action: 'cancel' });
   });
 });
@@ -378,7 +407,8 @@ describe('presentUrlElicitationRequired with a tool that throws UrlElicitationRe
     ]);
     for (const id of ['req-1', 'req-2']) expect(guard.flow(id)).toMatchObject({ state: 'OUT_OF_BAND_PENDING', lineage: 'error-retry' });
 
-    for (const elicitationId of ['req-1', 'req-2']) await server.notification({ method: 'notifications/elicitation/complete', params: { elicitationId } });
+    for (const elicitationId of ['req-1', 'req-2'])
+      await server.notification({ method: 'notifications/elicitation/complete', params: { elicitationId } });
     await vi.waitFor(() => expect(guard.flow('req-2')!.state).toBe('ERROR_RETRY_ELIGIBLE'));
     const retried = await client.callTool({ name: 'pay', arguments: { amount: 10 } });
     expect(retried.content).toEqual([{ type: 'text', text: 'paid' }]);
@@ -404,7 +434,14 @@ describe('presentUrlElicitationRequired with a tool that throws UrlElicitationRe
     const ui = scriptedUi({ url: () => 'accept' });
     const guard = createGuard();
     expect(await presentUrlElicitationRequired(guard, ui, new Error('boom'), { opener: vi.fn() })).toBe('cancelled');
-    expect(await presentUrlElicitationRequired(guard, ui, { elicitations: [{ mode: 'url', url: SIGN_IN, message: 'x', elicitationId: 'nope' }] }, { opener: vi.fn() })).toBe('cancelled');
+    expect(
+      await presentUrlElicitationRequired(
+        guard,
+        ui,
+        { elicitations: [{ mode: 'url', url: SIGN_IN, message: 'x', elicitationId: 'nope' }] },
+        { opener: vi.fn() },
+      ),
+    ).toBe('cancelled');
     expect(ui.urlReviews).toHaveLength(0);
   });
 });

@@ -12,7 +12,12 @@ import type { AfterOpenAnswer } from '../../../src/adapters/sdk/consent-ui.js';
 export const SERVER_INFO = { name: 'billing-server', version: '2.1.0' };
 
 /** A real SDK client and server over an in-memory pair, the guard in the client's transport. */
-export async function connectWithHandler(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptions, configureServer?: (server: Server) => void) {
+export async function connectWithHandler(
+  guard: Guard,
+  ui: ConsentUi,
+  options: ElicitationHandlerOptions,
+  configureServer?: (server: Server) => void,
+) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
   configureServer?.(server);

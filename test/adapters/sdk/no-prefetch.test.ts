@@ -51,7 +51,9 @@ async function setup(decision: UrlDecision) {
   });
   const connected = await connectWithHandler(guard, ui, { opener: browser }, (server) => {
     server.setRequestHandler(CallToolRequestSchema, async () => {
-      throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Connect your account', url: `${base}/connect?flow=tool`, elicitationId: 'tool-1' }]);
+      throw new UrlElicitationRequiredError([
+        { mode: 'url', message: 'Connect your account', url: `${base}/connect?flow=tool`, elicitationId: 'tool-1' },
+      ]);
     });
   });
   closers.push(connected.close);
@@ -62,7 +64,10 @@ describe('no prefetch of an elicitation URL', () => {
   it('loads nothing while the user reviews, and exactly once after consent', async () => {
     const { server, hitsWhileReviewing } = await setup('accept');
     const url = `${base}/consent?flow=1`;
-    const result = await server.request({ method: 'elicitation/create', params: { mode: 'url', message: 'Connect your account', url, elicitationId: 'np-1' } }, ElicitResultSchema);
+    const result = await server.request(
+      { method: 'elicitation/create', params: { mode: 'url', message: 'Connect your account', url, elicitationId: 'np-1' } },
+      ElicitResultSchema,
+    );
     expect(result).toEqual({ action: 'accept' });
     expect(hitsWhileReviewing).toEqual([0]);
     expect(hits).toEqual(['GET /consent?flow=1']);
@@ -70,7 +75,10 @@ describe('no prefetch of an elicitation URL', () => {
 
   it.each(['decline', 'cancel'] as const)('loads nothing at all when the user answers %s', async (decision) => {
     const { server, hitsWhileReviewing } = await setup(decision);
-    const result = await server.request({ method: 'elicitation/create', params: { mode: 'url', message: 'Connect', url: `${base}/consent?flow=2`, elicitationId: 'np-2' } }, ElicitResultSchema);
+    const result = await server.request(
+      { method: 'elicitation/create', params: { mode: 'url', message: 'Connect', url: `${base}/consent?flow=2`, elicitationId: 'np-2' } },
+      ElicitResultSchema,
+    );
     expect(result).toEqual({ action: decision });
     await new Promise((r) => setTimeout(r, 30));
     expect(hitsWhileReviewing).toEqual([0]);

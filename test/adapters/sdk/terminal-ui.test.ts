@@ -3,7 +3,13 @@ import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FormReview, UrlReview } from '../../../src/adapters/sdk/consent-ui.js';
 import { formDefaults, formFields } from '../../../src/adapters/sdk/form-fields.js';
-import { createTerminalConsentUi, FINISHED_QUESTION, FORM_START_QUESTION, SEND_QUESTION, URL_QUESTION } from '../../../src/adapters/sdk/terminal-ui.js';
+import {
+  createTerminalConsentUi,
+  FINISHED_QUESTION,
+  FORM_START_QUESTION,
+  SEND_QUESTION,
+  URL_QUESTION,
+} from '../../../src/adapters/sdk/terminal-ui.js';
 import type { FlowView } from '../../../src/core/flows.js';
 import { createGuard } from '../../../src/core/guard.js';
 import { auditForm } from '../../../src/form/index.js';
@@ -36,11 +42,14 @@ function terminal(ansi = false) {
     output: () => text,
     /** Waits until `prompt` is printed (after the previous one), then types `line`. */
     async answer(prompt: string, line: string) {
-      await vi.waitFor(() => {
-        const at = text.indexOf(prompt, cursor);
-        if (at < 0) throw new Error(`still waiting for ${JSON.stringify(prompt)}`);
-        cursor = at + prompt.length;
-      }, { interval: 2 });
+      await vi.waitFor(
+        () => {
+          const at = text.indexOf(prompt, cursor);
+          if (at < 0) throw new Error(`still waiting for ${JSON.stringify(prompt)}`);
+          cursor = at + prompt.length;
+        },
+        { interval: 2 },
+      );
       input.write(`${line}\n`);
     },
   };
@@ -54,7 +63,11 @@ function urlReview(url: string, message = 'Sign in to GitHub', signal = new Abor
     url,
     elicitationId: 'e-1',
     analysis,
-    rendered: { plain: renderUrl(analysis.display, 'plain', analysis.findings), ansi: renderUrl(analysis.display, 'ansi', analysis.findings), html: renderUrl(analysis.display, 'html', analysis.findings) },
+    rendered: {
+      plain: renderUrl(analysis.display, 'plain', analysis.findings),
+      ansi: renderUrl(analysis.display, 'ansi', analysis.findings),
+      html: renderUrl(analysis.display, 'html', analysis.findings),
+    },
     source: 'elicitation/create',
     signal,
   };
@@ -65,12 +78,23 @@ const PROJECT = {
   properties: {
     name: { type: 'string', title: 'Project name', minLength: 1, maxLength: 40, default: 'demo' },
     size: { type: 'integer', title: 'Team size', minimum: 1, maximum: 10, default: 3 },
-    visibility: { type: 'string', title: 'Visibility', oneOf: [{ const: 'private', title: 'Only me' }, { const: 'public', title: 'Everyone' }] },
+    visibility: {
+      type: 'string',
+      title: 'Visibility',
+      oneOf: [
+        { const: 'private', title: 'Only me' },
+        { const: 'public', title: 'Everyone' },
+      ],
+    },
   },
   required: ['name', 'size'],
 };
 
-function formReview(requestedSchema: Record<string, unknown>, message = 'Create a project', signal = new AbortController().signal): FormReview {
+function formReview(
+  requestedSchema: Record<string, unknown>,
+  message = 'Create a project',
+  signal = new AbortController().signal,
+): FormReview {
   const audit = auditForm({ message, requestedSchema }, policy);
   const fields = formFields(requestedSchema, audit);
   return { server: SERVER, message, requestedSchema, audit, fields, defaults: formDefaults(fields), signal };
@@ -112,7 +136,10 @@ describe('terminal UI: URL review', () => {
 
   it('escapes a bidi override and an escape sequence in the server message and name', async () => {
     const t = terminal();
-    const review = { ...urlReview(SIGN_IN, 'Open invoice \u202Efdp.exe\u001b[2J now'), server: { key: null, name: 'evil\u202Eserver', version: null } };
+    const review = {
+      ...urlReview(SIGN_IN, 'Open invoice \u202Efdp.exe\u001b[2J now'),
+      server: { key: null, name: 'evil\u202Eserver', version: null },
+    };
     const decision = t.ui.reviewUrl(review);
     await t.answer(URL_QUESTION, 'n');
     await decision;
@@ -198,7 +225,10 @@ describe('terminal UI: forms', () => {
 
   it('shows the audit warning for a personal-data field and escapes field text', async () => {
     const t = terminal();
-    const schema = { type: 'object', properties: { email: { type: 'string', format: 'email', title: 'E-mail\u202E', description: 'Where we\nwrite to you' } } };
+    const schema = {
+      type: 'object',
+      properties: { email: { type: 'string', format: 'email', title: 'E-mail\u202E', description: 'Where we\nwrite to you' } },
+    };
     const answer = t.ui.reviewForm(formReview(schema));
     await t.answer(FORM_START_QUESTION, 'c');
     expect(await answer).toEqual({ action: 'cancel' });
@@ -213,7 +243,19 @@ describe('terminal UI: forms', () => {
 describe('terminal UI: after the browser was opened', () => {
   function flowView(host: string): FlowView {
     const analysis = analyzeUrl(`https://${host}/authorize`, policy);
-    return { navigationId: 'nav_1', elicitationId: 'e-1', state: 'OUT_OF_BAND_PENDING', lineage: null, server: SERVER, message: 'Sign in', url: `https://${host}/authorize`, analysis, createdAt: 0, expiresAt: 1, consentReceiptId: 'cr_1' };
+    return {
+      navigationId: 'nav_1',
+      elicitationId: 'e-1',
+      state: 'OUT_OF_BAND_PENDING',
+      lineage: null,
+      server: SERVER,
+      message: 'Sign in',
+      url: `https://${host}/authorize`,
+      analysis,
+      createdAt: 0,
+      expiresAt: 1,
+      consentReceiptId: 'cr_1',
+    };
   }
 
   it('answers finished on Enter and cancel on c', async () => {
@@ -256,7 +298,10 @@ describe('terminal UI behind the elicitation handler', () => {
     const guard = createGuard({ server: 'github' });
     const { server, close } = await connectWithHandler(guard, t.ui, { opener: (url) => void opened.push(url) });
     cleanups.unshift(close);
-    const result = server.request({ method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: SIGN_IN, elicitationId: 'tty-1' } }, ElicitResultSchema);
+    const result = server.request(
+      { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: SIGN_IN, elicitationId: 'tty-1' } },
+      ElicitResultSchema,
+    );
     await t.answer(URL_QUESTION, 'y');
     expect(await result).toEqual({ action: 'accept' });
     expect(opened).toEqual([SIGN_IN]);

@@ -61,7 +61,13 @@ export async function startConnectWorld(): Promise<ConnectWorld> {
   const app: HttpServer = createServer((req, res) => handler(req, res));
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   const appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-  const provider = await startTestProvider({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUris: [`${appOrigin}/oauth/callback`], accountId: 'provider-user-7', resourceScope: 'repo' });
+  const provider = await startTestProvider({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    redirectUris: [`${appOrigin}/oauth/callback`],
+    accountId: 'provider-user-7',
+    resourceScope: 'repo',
+  });
   const cookie: SessionCookie = createSessionCookie({ secret: randomBytes(32), secure: false });
   const directory = new Map<string, string>();
   let crossAccount = 0;
@@ -90,7 +96,15 @@ export async function startConnectWorld(): Promise<ConnectWorld> {
       const service = new ConnectService({
         baseUrl: appOrigin,
         vault,
-        provider: { name: PROVIDER, issuer: provider.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: `${appOrigin}/oauth/callback`, scope: 'openid repo', audience: 'https://api.testhub.test' },
+        provider: {
+          name: PROVIDER,
+          issuer: provider.issuer,
+          clientId: CLIENT_ID,
+          clientSecret: CLIENT_SECRET,
+          redirectUri: `${appOrigin}/oauth/callback`,
+          scope: 'openid repo',
+          audience: 'https://api.testhub.test',
+        },
         audit: { write: (event) => void events.push(event) },
         ...(options.store === undefined ? {} : { store: options.store }),
         ...(options.providerSubjectFor === undefined ? {} : { providerSubjectFor: options.providerSubjectFor }),
@@ -125,8 +139,16 @@ export async function startConnectWorld(): Promise<ConnectWorld> {
         server.setRequestHandler(CallToolRequestSchema, async () => {
           const stored = await vault.get(subject, PROVIDER);
           if (stored !== null) return { content: [{ type: 'text' as const, text: `connected to ${PROVIDER} for ${subject}` }] };
-          const params = relay?.() ?? await world.service.issueUrlElicitation({ subject, purpose: 'Connect your TestHub account', session, target: PROVIDER });
-          if (relay === undefined) completions.register({ elicitationId: params.elicitationId, sessionId: session, subject, notify: server.createElicitationCompletionNotifier(params.elicitationId) });
+          const params =
+            relay?.() ??
+            (await world.service.issueUrlElicitation({ subject, purpose: 'Connect your TestHub account', session, target: PROVIDER }));
+          if (relay === undefined)
+            completions.register({
+              elicitationId: params.elicitationId,
+              sessionId: session,
+              subject,
+              notify: server.createElicitationCompletionNotifier(params.elicitationId),
+            });
           throw urlElicitationRequired([params], { allowHttpLoopback: true });
         });
     },

@@ -70,7 +70,8 @@ export function collectInvariants(file: string): Invariants {
         originalOperationsAccepted: sum((m) => m.originalOperationsAccepted),
         maxAcceptancesPerLineage: metrics.reduce((n, m) => Math.max(n, m.maxAcceptancesPerLineage), 0),
         tokensBound: serviceMetrics.reduce((n, m) => n + m.tokensBound, 0),
-        crossSubjectBindings: serviceMetrics.reduce((n, m) => n + m.crossSubjectBindings, 0) + observers.reduce((n, count) => n + count(), 0),
+        crossSubjectBindings:
+          serviceMetrics.reduce((n, m) => n + m.crossSubjectBindings, 0) + observers.reduce((n, count) => n + count(), 0),
         bindingsByOtherBrowser: serviceMetrics.reduce((n, m) => n + m.bindingsByOtherBrowser, 0),
         callbackReplayRefused: serviceMetrics.reduce((n, m) => n + m.callbackReplayRefused, 0),
       };
@@ -78,7 +79,8 @@ export function collectInvariants(file: string): Invariants {
   };
   afterAll(() => {
     const runId = process.env[RUN_ENV];
-    if (runId === undefined || runId === '') throw new Error(`${RUN_ENV} is not set: run the fault suite through vitest.config.ts, whose global setup sets it`);
+    if (runId === undefined || runId === '')
+      throw new Error(`${RUN_ENV} is not set: run the fault suite through vitest.config.ts, whose global setup sets it`);
     // Written before asserting, so the suite-wide totals see a file whose own check failed too.
     appendFileSync(countersFile(runId), JSON.stringify(invariants.counters()) + '\n');
     expect(guards.length + services.length, `${file} registered nothing with the collector`).toBeGreaterThan(0);

@@ -5,7 +5,12 @@
  * - `pay` answers -32042 until its requirement is met, then runs the payment.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, UrlElicitationRequiredError, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  UrlElicitationRequiredError,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Guard } from '../../../src/core/guard.js';
 import { connectHost, deferred, type Host } from './sdk.js';
 
@@ -48,7 +53,10 @@ export async function lineageHost(guard: Guard, options: LineageOptions = {}): P
         operations.connect += 1;
         return { content: [{ type: 'text' as const, text: `connected #${operations.connect}` }] };
       }
-      if (!paymentMet) throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Confirm the payment', url: PAY_URL, elicitationId: `${prefix}pay-1` }]);
+      if (!paymentMet)
+        throw new UrlElicitationRequiredError([
+          { mode: 'url', message: 'Confirm the payment', url: PAY_URL, elicitationId: `${prefix}pay-1` },
+        ]);
       operations.pay += 1;
       return { content: [{ type: 'text' as const, text: `paid #${operations.pay}` }] };
     });

@@ -2,7 +2,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, McpError, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  McpError,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { guardTransport } from '../../../src/adapters/sdk/transport.js';
 import type { Guard } from '../../../src/core/guard.js';

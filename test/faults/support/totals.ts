@@ -65,7 +65,8 @@ export function parseCounters(text: string): FaultCounters[] {
       const row = value as Record<string, unknown>;
       if (typeof row.file !== 'string') throw new Error(`fault counters line ${i + 1} has no file`);
       for (const key of NUMERIC) {
-        if (!Number.isSafeInteger(row[key]) || (row[key] as number) < 0) throw new Error(`fault counters line ${i + 1} (${row.file}): ${key} is not a count`);
+        if (!Number.isSafeInteger(row[key]) || (row[key] as number) < 0)
+          throw new Error(`fault counters line ${i + 1} (${row.file}): ${key} is not a count`);
       }
       return row as unknown as FaultCounters;
     });
@@ -94,11 +95,17 @@ export function sumCounters(rows: readonly FaultCounters[]): FaultTotals {
 /** Each broken invariant, as a sentence; empty when all hold. */
 export function violations(totals: FaultTotals): string[] {
   const broken: string[] = [];
-  if (totals.sensitiveFieldsLetThrough !== 0) broken.push(`${totals.sensitiveFieldsLetThrough} sensitive form field(s) were let through under onSensitive "block"`);
-  if (totals.completionNoticesAdvancingUnknown !== 0) broken.push(`${totals.completionNoticesAdvancingUnknown} completion notice(s) for ids not pending in their session were delivered or advanced a flow`);
+  if (totals.sensitiveFieldsLetThrough !== 0)
+    broken.push(`${totals.sensitiveFieldsLetThrough} sensitive form field(s) were let through under onSensitive "block"`);
+  if (totals.completionNoticesAdvancingUnknown !== 0)
+    broken.push(
+      `${totals.completionNoticesAdvancingUnknown} completion notice(s) for ids not pending in their session were delivered or advanced a flow`,
+    );
   if (totals.crossSubjectBindings !== 0) broken.push(`${totals.crossSubjectBindings} token(s) were bound across subjects`);
-  if (totals.bindingsByOtherBrowser !== 0) broken.push(`${totals.bindingsByOtherBrowser} token(s) were bound from a browser that did not start the flow`);
-  if (totals.maxAcceptancesPerLineage > 1) broken.push(`one lineage had its original operation accepted ${totals.maxAcceptancesPerLineage} times`);
+  if (totals.bindingsByOtherBrowser !== 0)
+    broken.push(`${totals.bindingsByOtherBrowser} token(s) were bound from a browser that did not start the flow`);
+  if (totals.maxAcceptancesPerLineage > 1)
+    broken.push(`one lineage had its original operation accepted ${totals.maxAcceptancesPerLineage} times`);
   return broken;
 }
 

@@ -33,14 +33,22 @@ export async function urlFaultHost(guard: Guard): Promise<UrlFaultHost> {
     configure: (server) =>
       server.setRequestHandler(CallToolRequestSchema, async (request) => {
         const { url, elicitationId } = request.params.arguments as { url: string; elicitationId: string };
-        if (request.params.name === 'required') throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Open this page to continue', url, elicitationId }]);
+        if (request.params.name === 'required')
+          throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Open this page to continue', url, elicitationId }]);
         try {
           const answer = await server.elicitInput({ mode: 'url', message: 'Open this page to continue', url, elicitationId });
           serverOutcomes.push(answer);
           return { content: [{ type: 'text' as const, text: answer.action }] };
         } catch (error) {
           serverOutcomes.push(error);
-          return { content: [{ type: 'text' as const, text: error instanceof McpError ? `refused ${String((error.data as { code?: string })?.code)}` : 'failed' }] };
+          return {
+            content: [
+              {
+                type: 'text' as const,
+                text: error instanceof McpError ? `refused ${String((error.data as { code?: string })?.code)}` : 'failed',
+              },
+            ],
+          };
         }
       }),
   });

@@ -42,7 +42,11 @@ export class TestBrowser {
    * Follows redirects from `url` until a response is not a redirect or the next hop satisfies
    * `stopBefore`; returns the last response and, when stopped, the URL it would have gone to.
    */
-  async follow(url: string, stopBefore: (next: URL) => boolean = () => false, maxHops = 20): Promise<{ readonly response: Response; readonly stoppedAt: string | null; readonly hops: readonly string[] }> {
+  async follow(
+    url: string,
+    stopBefore: (next: URL) => boolean = () => false,
+    maxHops = 20,
+  ): Promise<{ readonly response: Response; readonly stoppedAt: string | null; readonly hops: readonly string[] }> {
     const hops: string[] = [url];
     let current = url;
     for (let hop = 0; hop < maxHops; hop += 1) {

@@ -103,14 +103,20 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
     },
     grants: () => state.grants,
     requests: () => requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-async function finishInteraction(provider: Provider, options: TestProviderOptions, req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
+async function finishInteraction(
+  provider: Provider,
+  options: TestProviderOptions,
+  req: import('node:http').IncomingMessage,
+  res: import('node:http').ServerResponse,
+): Promise<void> {
   const details = await provider.interactionDetails(req, res);
   if (details.prompt.name === 'login') {
     const chosen = /(?:^|;\s*)test_account=([A-Za-z0-9._@-]{1,64})(?:;|$)/.exec(req.headers.cookie ?? '')?.[1];
@@ -128,6 +134,10 @@ async function finishInteraction(provider: Provider, options: TestProviderOption
 }
 
 /** Makes `browser` log in at the provider as `accountId` (its own cookie jar, its own provider session). */
-export function signInAtProvider(browser: { setCookie(origin: string, name: string, value: string): void }, provider: TestProvider, accountId: string): void {
+export function signInAtProvider(
+  browser: { setCookie(origin: string, name: string, value: string): void },
+  provider: TestProvider,
+  accountId: string,
+): void {
   browser.setCookie(provider.issuer, 'test_account', accountId);
 }

@@ -16,7 +16,8 @@ import { testDeps } from '../../flow/support.js';
 import { connectHost } from '../../faults/support/sdk.js';
 
 export const HOSTILE_MESSAGE = 'Review <script>alert("owned")</script> & <img src=x onerror=alert(1)> now';
-export const PENDING_URL = 'https://accounts.google.com/o/oauth2/v2/auth?client_id=8819.apps.googleusercontent.com&state=af0ifjsldkj&scope=openid';
+export const PENDING_URL =
+  'https://accounts.google.com/o/oauth2/v2/auth?client_id=8819.apps.googleusercontent.com&state=af0ifjsldkj&scope=openid';
 export const EXPIRED_URL = 'https://checkout.stripe.com/c/pay/cs_live_a1B2c3D4e5F6g7H8';
 export const CONNECT_URL = 'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3&state=9d1f7c2b';
 export const HOSTILE_URL = 'https://docs.example.org/review';
@@ -34,7 +35,14 @@ export interface Seeded {
 export async function seedLedger(ledger: Ledger, start = Date.now() - 20 * 60_000, seed?: number): Promise<Seeded> {
   let now = start;
   const random = seed === undefined ? undefined : testDeps(seed).random;
-  const guard = createGuard({ ledger, clock: () => now, ...(random === undefined ? {} : { random }), server: 'acme', subject: 'user:alice@example.com', policy: { completion: { ttlSeconds: 600 } } });
+  const guard = createGuard({
+    ledger,
+    clock: () => now,
+    ...(random === undefined ? {} : { random }),
+    server: 'acme',
+    subject: 'user:alice@example.com',
+    policy: { completion: { ttlSeconds: 600 } },
+  });
   const ui = scriptedUi({ url: (review) => (review.elicitationId === 'review-1' ? 'decline' : 'accept') });
   const opener = () => {};
   const host = await connectHost(guard, {
@@ -44,11 +52,20 @@ export async function seedLedger(ledger: Ledger, start = Date.now() - 20 * 60_00
       server.setRequestHandler(CallToolRequestSchema, async (request) => {
         switch (request.params.name) {
           case 'pay':
-            throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Confirm the payment of 25.00 EUR to Acme', url: EXPIRED_URL, elicitationId: 'pay-1' }]);
+            throw new UrlElicitationRequiredError([
+              { mode: 'url', message: 'Confirm the payment of 25.00 EUR to Acme', url: EXPIRED_URL, elicitationId: 'pay-1' },
+            ]);
           case 'sign-in':
-            throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Sign in with Google to share your calendar', url: PENDING_URL, elicitationId: 'signin-1' }]);
+            throw new UrlElicitationRequiredError([
+              { mode: 'url', message: 'Sign in with Google to share your calendar', url: PENDING_URL, elicitationId: 'signin-1' },
+            ]);
           case 'connect': {
-            const answer = await server.elicitInput({ mode: 'url', message: 'Connect your GitHub account', url: CONNECT_URL, elicitationId: 'connect-1' });
+            const answer = await server.elicitInput({
+              mode: 'url',
+              message: 'Connect your GitHub account',
+              url: CONNECT_URL,
+              elicitationId: 'connect-1',
+            });
             // The user spends a minute and a half on the provider's page before the server's notice.
             now += 95_000;
             if (answer.action === 'accept') await server.createElicitationCompletionNotifier('connect-1')();

@@ -20,7 +20,8 @@ const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
 // Everything a reader cannot see: format characters, default-ignorables (variation selectors,
 // Hangul fillers, tags, soft hyphen, CGJ), line/paragraph separators and every space but U+0020.
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/u;
-const ANY_HIDDEN = /[\u0000-\u001F\u007F-\u00A0\u00AD\u061C\u115F\u1160\u1680\u17B4\u17B5\u180B-\u180F\u2000-\u200F\u2028-\u202F\u205F-\u206F\u3000\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+const ANY_HIDDEN =
+  /[\u0000-\u001F\u007F-\u00A0\u00AD\u061C\u115F\u1160\u1680\u17B4\u17B5\u180B-\u180F\u2000-\u200F\u2028-\u202F\u205F-\u206F\u3000\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 const ANY_HIDDEN_GLOBAL = new RegExp(ANY_HIDDEN.source, 'gu');
 
 function codePointLabel(ch: string): string {

@@ -52,9 +52,20 @@ function credentialMessage(where: string, rule: string): string {
   return `The URL carries a credential in ${where} (${rule}); a URL is logged and shared, so anything in it leaks.`;
 }
 
-export function judgeContent(url: UrlView, host: HostJudgement, settings: Settings, findings: Findings, analyzeTarget: (href: string) => UrlAnalysis | null): void {
+export function judgeContent(
+  url: UrlView,
+  host: HostJudgement,
+  settings: Settings,
+  findings: Findings,
+  analyzeTarget: (href: string) => UrlAnalysis | null,
+): void {
   const preauthenticated = findPreauthenticatedUrl(url.hostname, url.pathname, host.parts?.registrable ?? null);
-  if (preauthenticated !== null) findings.add(UrlFinding.credential, 'error', `The URL is ${preauthenticated.rule}: whoever holds it can use it, so it must not be shown or logged.`);
+  if (preauthenticated !== null)
+    findings.add(
+      UrlFinding.credential,
+      'error',
+      `The URL is ${preauthenticated.rule}: whoever holds it can use it, so it must not be shown or logged.`,
+    );
   const inHost = findSecretInHost(url.hostname);
   if (inHost !== null) findings.add(UrlFinding.credential, 'error', credentialMessage('the host name', inHost.rule));
 
@@ -67,7 +78,11 @@ export function judgeContent(url: UrlView, host: HostJudgement, settings: Settin
 
   const response = oauth ? null : findAuthorizationResponse(parts, url.pathname);
   if (response !== null) {
-    findings.add(UrlFinding.credential, 'error', `The URL is an OAuth authorization response: its ${describePart(response.part!)} is ${response.rule}, a pre-authenticated bearer that whoever opens or sees the URL can redeem.`);
+    findings.add(
+      UrlFinding.credential,
+      'error',
+      `The URL is an OAuth authorization response: its ${describePart(response.part!)} is ${response.rule}, a pre-authenticated bearer that whoever opens or sees the URL can redeem.`,
+    );
   }
   for (const hit of findCredentials(parts, oauth)) {
     findings.add(UrlFinding.credential, 'error', credentialMessage(hit.part === null ? 'the URL' : describePart(hit.part), hit.rule));
@@ -75,11 +90,23 @@ export function judgeContent(url: UrlView, host: HostJudgement, settings: Settin
   for (const hit of findPersonalData(parts)) {
     const what = DATA_WORDS[hit.kind];
     if (hit.payment) {
-      findings.add(UrlFinding.paymentData, 'error', `The URL carries ${what} in ${describePart(hit.part)}; payment data must never travel in a URL.`);
+      findings.add(
+        UrlFinding.paymentData,
+        'error',
+        `The URL carries ${what} in ${describePart(hit.part)}; payment data must never travel in a URL.`,
+      );
     } else if (hit.part.key === 'loginhint') {
-      findings.add(UrlFinding.personalData, 'error', `The sign-in link carries ${what} as a login hint; personal data must not travel in an elicitation URL (it is logged and shared).`);
+      findings.add(
+        UrlFinding.personalData,
+        'error',
+        `The sign-in link carries ${what} as a login hint; personal data must not travel in an elicitation URL (it is logged and shared).`,
+      );
     } else {
-      findings.add(UrlFinding.personalData, 'error', `The URL carries ${what} in ${describePart(hit.part)}; a URL is logged and shared, so personal data in it leaks.`);
+      findings.add(
+        UrlFinding.personalData,
+        'error',
+        `The URL carries ${what} in ${describePart(hit.part)}; a URL is logged and shared, so personal data in it leaks.`,
+      );
     }
   }
 
@@ -104,10 +131,22 @@ function targetWhere(target: RedirectTarget): string {
  * `redirect_uri` of an OAuth authorization request is information, and the policy's
  * `redirectHosts` (per server) turn any other target into a block.
  */
-function judgeRedirects(url: UrlView, host: HostJudgement, settings: Settings, findings: Findings, parts: readonly UrlPart[], oauth: boolean, analyzeTarget: (href: string) => UrlAnalysis | null): void {
+function judgeRedirects(
+  url: UrlView,
+  host: HostJudgement,
+  settings: Settings,
+  findings: Findings,
+  parts: readonly UrlPart[],
+  oauth: boolean,
+  analyzeTarget: (href: string) => UrlAnalysis | null,
+): void {
   const ownSite = host.parts?.registrable ?? null;
   if (ownSite !== null && SHORTENERS.has(ownSite) && url.pathname.length > 1) {
-    findings.add(UrlFinding.shortener, 'warning', `The link goes through ${ownSite}, a URL shortener or redirector: where it leads cannot be shown before it is opened.`);
+    findings.add(
+      UrlFinding.shortener,
+      'warning',
+      `The link goes through ${ownSite}, a URL shortener or redirector: where it leads cannot be shown before it is opened.`,
+    );
   }
   const targets = parts.length === 0 ? [] : findRedirectTargets(parts, url.href);
   const inPath = pathRedirectTarget(host.parts?.label ?? null, url.pathname);
@@ -117,26 +156,39 @@ function judgeRedirects(url: UrlView, host: HostJudgement, settings: Settings, f
   for (const target of targets) {
     const where = targetWhere(target);
     if (target.kind === 'script') {
-      findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to a "${target.scheme}:" URL, which runs code or opens local data instead of a web page.`);
+      findings.add(
+        UrlFinding.redirectUnsafe,
+        'error',
+        `The ${where} points to a "${target.scheme}:" URL, which runs code or opens local data instead of a web page.`,
+      );
       continue;
     }
     const targetHost = target.url.hostname;
     const ip = classifyIp(targetHost, targetHost);
     if (isLocalhostName(targetHost) || ip?.loopback === true) {
-      findings.add(UrlFinding.redirectLoopback, 'info', `The ${where} sends the result to this computer (${targetHost}), as native apps do.`);
+      findings.add(
+        UrlFinding.redirectLoopback,
+        'info',
+        `The ${where} sends the result to this computer (${targetHost}), as native apps do.`,
+      );
       continue;
     }
     const targetParts = ip === null ? hostParts(targetHost) : null;
     if (targetParts !== null && targetParts.registrable !== null && targetParts.registrable === ownSite) continue;
     if (redirectSet !== null && !isSameOrSubdomain(targetHost, redirectSet)) {
-      findings.add(UrlFinding.redirectNotAllowed, 'error', `The ${where} points to ${targetHost}, which is not in the policy's redirect hosts.`);
+      findings.add(
+        UrlFinding.redirectNotAllowed,
+        'error',
+        `The ${where} points to ${targetHost}, which is not in the policy's redirect hosts.`,
+      );
       continue;
     }
     if (ip !== null || (targetParts !== null && (targetParts.registrable === null || !targetParts.knownSuffix))) {
       findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which is not a registrable domain.`);
       continue;
     }
-    const lookalike = targetParts !== null && targetParts.registrable !== null ? findLookalike(targetParts, settings.protectedDomains) : null;
+    const lookalike =
+      targetParts !== null && targetParts.registrable !== null ? findLookalike(targetParts, settings.protectedDomains) : null;
     if (lookalike !== null && lookalike.severity === 'error') {
       findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which imitates ${lookalike.target}.`);
       continue;
@@ -149,7 +201,10 @@ function judgeRedirects(url: UrlView, host: HostJudgement, settings: Settings, f
     }
     const severity: Severity = oauth && target.part?.key === 'redirecturi' ? 'info' : 'warning';
     const shown = analysis?.display.host ?? targetHost;
-    const hop = analysis !== null && analysis.findings.some((f) => f.code === UrlFinding.shortener) ? ' (a URL shortener: its final target cannot be shown)' : '';
+    const hop =
+      analysis !== null && analysis.findings.some((f) => f.code === UrlFinding.shortener)
+        ? ' (a URL shortener: its final target cannot be shown)'
+        : '';
     findings.add(UrlFinding.redirectOffsite, severity, `The ${where} sends you on to another site: ${shown}${hop}.`);
   }
 }

@@ -28,28 +28,116 @@ export interface CredentialHit {
 }
 
 /** Names whose any value (but a flag word) is a secret. */
-const ALWAYS_SECRET = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase', 'secret', 'clientsecret', 'apisecret', 'appsecret', 'privatekey', 'codeverifier']);
+const ALWAYS_SECRET = new Set([
+  'password',
+  'passwd',
+  'pwd',
+  'pass',
+  'passphrase',
+  'secret',
+  'clientsecret',
+  'apisecret',
+  'appsecret',
+  'privatekey',
+  'codeverifier',
+]);
 /**
  * Credential names whose value is a credential whatever it looks like (issue 12: "regardless of
  * the value's shape"): the token, key and session names of OAuth, API keys and web sessions.
  */
 const ANY_VALUE_CREDENTIALS = new Set([
-  'accesstoken', 'idtoken', 'refreshtoken', 'authtoken', 'apitoken', 'apikey', 'accesskey', 'secretkey', 'bearer', 'jwt', 'token',
-  'sessiontoken', 'sessionid', 'sid', 'jsessionid', 'phpsessid', 'aspsessionid', 'oauthtoken', 'oauthverifier', 'otp', 'totp', 'mfacode',
-  'xamzsecuritytoken', 'subscriptionkey', 'samlresponse', 'samlart', 'wresult', 'personalaccesstoken', 'privatetoken', 'usertoken',
+  'accesstoken',
+  'idtoken',
+  'refreshtoken',
+  'authtoken',
+  'apitoken',
+  'apikey',
+  'accesskey',
+  'secretkey',
+  'bearer',
+  'jwt',
+  'token',
+  'sessiontoken',
+  'sessionid',
+  'sid',
+  'jsessionid',
+  'phpsessid',
+  'aspsessionid',
+  'oauthtoken',
+  'oauthverifier',
+  'otp',
+  'totp',
+  'mfacode',
+  'xamzsecuritytoken',
+  'subscriptionkey',
+  'samlresponse',
+  'samlart',
+  'wresult',
+  'personalaccesstoken',
+  'privatetoken',
+  'usertoken',
 ]);
 // Public order ids payment pages carry as `token` (PayPal checkout: `EC-...` or 17 upper-case
 // characters), which are references, not credentials.
 const ORDER_TOKEN = /^(?:EC-[A-Z0-9]{17}|[A-Z0-9]{17})$/;
 /** Flag-like values of a password-named parameter (`?password=reset`, `?secret=true`) are not secrets. */
-const FLAG_VALUES = new Set(['', 'true', 'false', 'yes', 'no', 'on', 'off', '0', '1', 'reset', 'forgot', 'change', 'new', 'update', 'edit', 'expired']);
+const FLAG_VALUES = new Set([
+  '',
+  'true',
+  'false',
+  'yes',
+  'no',
+  'on',
+  'off',
+  '0',
+  '1',
+  'reset',
+  'forgot',
+  'change',
+  'new',
+  'update',
+  'edit',
+  'expired',
+]);
 
 /** Names that say "credential": a value that looks like a token is one. */
 const STRONG_NAMES = new Set([
-  'accesstoken', 'idtoken', 'idtokenhint', 'refreshtoken', 'authtoken', 'apitoken', 'apikey', 'accesskey', 'secretkey', 'bearer', 'jwt',
-  'authorization', 'credential', 'credentials', 'xamzsignature', 'xamzsecuritytoken', 'xamzcredential', 'xgoogsignature',
-  'xgoogcredential', 'subscriptionkey', 'sig', 'signature', 'samlresponse', 'samlart', 'wresult', 'sessiontoken', 'sessionid',
-  'jsessionid', 'phpsessid', 'aspsessionid', 'sid', 'oauthtoken', 'oauthverifier', 'otp', 'totp', 'mfacode',
+  'accesstoken',
+  'idtoken',
+  'idtokenhint',
+  'refreshtoken',
+  'authtoken',
+  'apitoken',
+  'apikey',
+  'accesskey',
+  'secretkey',
+  'bearer',
+  'jwt',
+  'authorization',
+  'credential',
+  'credentials',
+  'xamzsignature',
+  'xamzsecuritytoken',
+  'xamzcredential',
+  'xgoogsignature',
+  'xgoogcredential',
+  'subscriptionkey',
+  'sig',
+  'signature',
+  'samlresponse',
+  'samlart',
+  'wresult',
+  'sessiontoken',
+  'sessionid',
+  'jsessionid',
+  'phpsessid',
+  'aspsessionid',
+  'sid',
+  'oauthtoken',
+  'oauthverifier',
+  'otp',
+  'totp',
+  'mfacode',
 ]);
 /** Names that are often credentials but also name references (order ids, map keys): only a clearly random value counts. */
 const WEAK_NAMES = new Set(['key', 'session', 'auth', 'hash', 'ticket']);
@@ -57,13 +145,52 @@ const STRONG_SUFFIXES = ['token', 'apikey', 'accesskey', 'sessionid', 'signature
 const SECRET_SUFFIXES = ['secret', 'password', 'passwd'];
 
 /** Random by design, public, or opaque pagination state: never credentials by name. */
-const NOT_CREDENTIALS = new Set(['state', 'nonce', 'codechallenge', 'codechallengemethod', 'clientid', 'responsetype', 'scope', 'pagetoken', 'nextpagetoken', 'continuationtoken', 'synctoken', 'resumptiontoken', 'cursor', 'publishablekey', 'sitekey']);
+const NOT_CREDENTIALS = new Set([
+  'state',
+  'nonce',
+  'codechallenge',
+  'codechallengemethod',
+  'clientid',
+  'responsetype',
+  'scope',
+  'pagetoken',
+  'nextpagetoken',
+  'continuationtoken',
+  'synctoken',
+  'resumptiontoken',
+  'cursor',
+  'publishablekey',
+  'sitekey',
+]);
 
 /** Path segments after which the next segment is a secret when it looks like one (`/reset/<token>`). */
 const PATH_SECRET_CONTEXT = new Set([
-  'token', 'accesstoken', 'apikey', 'key', 'session', 'sessionid', 'reset', 'resetpassword', 'passwordreset', 'forgotpassword',
-  'setpassword', 'magic', 'magiclink', 'verify', 'verification', 'verifyemail', 'confirm', 'confirmation', 'confirmemail',
-  'activate', 'activation', 'invite', 'invitation', 'unsubscribe', 'auth', 'sso',
+  'token',
+  'accesstoken',
+  'apikey',
+  'key',
+  'session',
+  'sessionid',
+  'reset',
+  'resetpassword',
+  'passwordreset',
+  'forgotpassword',
+  'setpassword',
+  'magic',
+  'magiclink',
+  'verify',
+  'verification',
+  'verifyemail',
+  'confirm',
+  'confirmation',
+  'confirmemail',
+  'activate',
+  'activation',
+  'invite',
+  'invitation',
+  'unsubscribe',
+  'auth',
+  'sso',
 ]);
 
 // Object ids of payment processors that are references, not secrets (Stripe `cs_test_...`,
@@ -92,7 +219,16 @@ const WEBHOOKS: ReadonlyMap<string, readonly [RegExp, string]> = new Map([
   ['maker.ifttt.com', [/^\/trigger\/[^/]+\/with\/key\/[A-Za-z0-9_-]{10,}/, 'an IFTTT webhook key']],
 ]);
 const TEAMS_WEBHOOK_HOST = '.webhook.office.com';
-const WEBHOOK_SITES = new Set(['slack.com', 'discord.com', 'discordapp.com', 'telegram.org', 'office.com', 'office365.com', 'zapier.com', 'ifttt.com']);
+const WEBHOOK_SITES = new Set([
+  'slack.com',
+  'discord.com',
+  'discordapp.com',
+  'telegram.org',
+  'office.com',
+  'office365.com',
+  'zapier.com',
+  'ifttt.com',
+]);
 const TEAMS_WEBHOOK_PATH = /^\/webhookb2\//i;
 // Every URL asks whether its site is a webhook site: a bit per (first letter, length) of those
 // sites answers most without hashing the name for the set.
@@ -249,7 +385,8 @@ export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean
 }
 
 // Path segments of an OAuth client's redirection endpoint.
-const CALLBACK_PATH = /(?:^|\/)(?:callback|callbacks|cb|redirect|oauth2?|auth|signin-oidc|oidc|sso|complete|return|login|connect)(?:[/_.-]|$)/i;
+const CALLBACK_PATH =
+  /(?:^|\/)(?:callback|callbacks|cb|redirect|oauth2?|auth|signin-oidc|oidc|sso|complete|return|login|connect)(?:[/_.-]|$)/i;
 const RESPONSE_COMPANIONS = new Set(['state', 'iss', 'sessionstate']);
 
 /**
@@ -277,12 +414,14 @@ export function findPreauthenticatedUrl(hostname: string, pathname: string, regi
   if (registrable === null || !mayBeWebhookSite(registrable) || !WEBHOOK_SITES.has(registrable)) return null;
   const shape = WEBHOOKS.get(hostname);
   if (shape !== undefined) return shape[0].test(pathname) ? { part: null, rule: shape[1] } : null;
-  if (hostname.endsWith(TEAMS_WEBHOOK_HOST) && TEAMS_WEBHOOK_PATH.test(pathname)) return { part: null, rule: 'a Microsoft Teams webhook URL' };
+  if (hostname.endsWith(TEAMS_WEBHOOK_HOST) && TEAMS_WEBHOOK_PATH.test(pathname))
+    return { part: null, rule: 'a Microsoft Teams webhook URL' };
   return null;
 }
 
 // Prefixes of the secret rules that survive the host parser's lower-casing, at a label start.
-const HOST_LABEL_PREFIX = /(?:^|\.)(?:gh[pousr]_|github_pat_|sk-|[sr]k_(?:live|test)_|glp(?:at|tt)-|xox[abposr]-|xapp-|a(?:kia|sia|gpa|ida|roa|npa|nva|ipa)|npm_|pypi-|hf_|shp(?:at|ca|pa|ss)_|sk[0-9a-f]{32}|do[pro]_v1_|whsec_)/;
+const HOST_LABEL_PREFIX =
+  /(?:^|\.)(?:gh[pousr]_|github_pat_|sk-|[sr]k_(?:live|test)_|glp(?:at|tt)-|xox[abposr]-|xapp-|a(?:kia|sia|gpa|ida|roa|npa|nva|ipa)|npm_|pypi-|hf_|shp(?:at|ca|pa|ss)_|sk[0-9a-f]{32}|do[pro]_v1_|whsec_)/;
 const LABEL_PREFIX = new RegExp(HOST_LABEL_PREFIX.source.replace('(?:^|\\.)', '^'));
 
 /** A host label shaped like a secret (`ghp_...`, `AKIA...` lower-cased by the parser): DNS exfiltration. */

@@ -50,7 +50,8 @@ export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
   const schemeSegment = protocol === 'https:' ? HTTPS : protocol === 'http:' ? HTTP : segment('scheme', protocol.slice(0, -1));
   const scheme = schemeSegment.text;
   const hasAuthority = href.charCodeAt(protocol.length) === 0x2f && href.charCodeAt(protocol.length + 1) === 0x2f;
-  const userinfo = url.username !== '' || url.password !== '' ? segment('userinfo', `${url.username}${url.password !== '' ? ':***' : ''}@`) : null;
+  const userinfo =
+    url.username !== '' || url.password !== '' ? segment('userinfo', `${url.username}${url.password !== '' ? ':***' : ''}@`) : null;
 
   const ascii = url.hostname;
   const parts = host.parts;
@@ -81,7 +82,8 @@ export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
   const fragment = hash !== '' || emptyFragment ? segment('fragment', emptyFragment ? '#' : hash) : null;
 
   // One array of the exact size: growing it segment by segment allocates several times that.
-  const count = 2 + present(userinfo) + present(subdomain) + present(hostSegment) + present(port) + present(path) + present(query) + present(fragment);
+  const count =
+    2 + present(userinfo) + present(subdomain) + present(hostSegment) + present(port) + present(path) + present(query) + present(fragment);
   const segments = new Array<UrlSegment>(count);
   let at = 0;
   segments[at++] = schemeSegment;

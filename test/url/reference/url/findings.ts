@@ -16,4 +16,3 @@ export class Findings {
 export function result(findings: Findings, display: UrlDisplay): UrlAnalysis {
   return { verdict: verdictOf(findings.list), findings: findings.list, display };
 }
-

@@ -31,7 +31,13 @@ export interface HostParts {
   readonly knownSuffix: boolean;
 }
 
-const PRIVATE = { allowPrivateDomains: true, extractHostname: false, detectIp: false, validateHostname: false, mixedInputs: false } as const;
+const PRIVATE = {
+  allowPrivateDomains: true,
+  extractHostname: false,
+  detectIp: false,
+  validateHostname: false,
+  mixedInputs: false,
+} as const;
 const ICANN = { allowPrivateDomains: false, extractHostname: false, detectIp: false, validateHostname: false, mixedInputs: false } as const;
 
 // A label of an ASCII host: no dot, no `@` and no IDNA separator, so `punycode.toUnicode` would
@@ -80,7 +86,14 @@ function trailingLabels(ascii: string, piece: string): number {
 }
 
 /** The Unicode form of a trailing piece of `ascii`, cut out of `unicode` when it lines up with the labels. */
-function trailingUnicode(ascii: string, piece: string, asciiLabels: readonly string[], unicodeLabels: readonly string[], unicode: string, unicodeStarts: readonly number[]): string {
+function trailingUnicode(
+  ascii: string,
+  piece: string,
+  asciiLabels: readonly string[],
+  unicodeLabels: readonly string[],
+  unicode: string,
+  unicodeStarts: readonly number[],
+): string {
   const count = trailingLabels(ascii, piece);
   return count > 0 ? unicode.slice(unicodeStarts[asciiLabels.length - count]) : toUnicodePiece(piece, asciiLabels, unicodeLabels);
 }
@@ -96,7 +109,20 @@ export function hostParts(ascii: string): HostParts {
   const subdomain = parsed.subdomain ?? '';
   const knownSuffix = parsed.isIcann === true || parsed.isPrivate === true;
   if (!idn) {
-    return { ascii, unicode: ascii, idn, registrable, registrableUnicode: registrable, label, labelUnicode: label, suffix, suffixUnicode: suffix, subdomain, subdomainUnicode: subdomain, knownSuffix };
+    return {
+      ascii,
+      unicode: ascii,
+      idn,
+      registrable,
+      registrableUnicode: registrable,
+      label,
+      labelUnicode: label,
+      suffix,
+      suffixUnicode: suffix,
+      subdomain,
+      subdomainUnicode: subdomain,
+      knownSuffix,
+    };
   }
   const asciiLabels = ascii.split('.');
   const unicodeLabels = asciiLabels.map(toUnicodeLabel);
@@ -121,13 +147,23 @@ export function hostParts(ascii: string): HostParts {
     unicode,
     idn,
     registrable,
-    registrableUnicode: registrable === null ? null : trailingUnicode(ascii, registrable, asciiLabels, unicodeLabels, unicode, unicodeStarts),
+    registrableUnicode:
+      registrable === null ? null : trailingUnicode(ascii, registrable, asciiLabels, unicodeLabels, unicode, unicodeStarts),
     label,
-    labelUnicode: label === null ? null : first >= 0 && label === asciiLabels[first] ? unicodeLabels[first]! : toUnicodePiece(label, asciiLabels, unicodeLabels),
+    labelUnicode:
+      label === null
+        ? null
+        : first >= 0 && label === asciiLabels[first]
+          ? unicodeLabels[first]!
+          : toUnicodePiece(label, asciiLabels, unicodeLabels),
     suffix,
     suffixUnicode: suffix === null ? null : trailingUnicode(ascii, suffix, asciiLabels, unicodeLabels, unicode, unicodeStarts),
     subdomain,
-    subdomainUnicode: subdomainAligned ? (first === 0 ? '' : unicode.slice(0, unicodeStarts[first]! - 1)) : toUnicodePiece(subdomain, asciiLabels, unicodeLabels),
+    subdomainUnicode: subdomainAligned
+      ? first === 0
+        ? ''
+        : unicode.slice(0, unicodeStarts[first]! - 1)
+      : toUnicodePiece(subdomain, asciiLabels, unicodeLabels),
     knownSuffix,
   };
 }

@@ -27,24 +27,69 @@ function inRanges(cp: number, ranges: readonly (readonly [number, number])[]): b
 
 // Chromium removes these from the UTS #39 allowed set (idn_spoof_checker.cc, SetAllowedUnicodeSet).
 const CHROMIUM_REMOVED: readonly (readonly [number, number])[] = [
-  [0x0138, 0x0138], [0x01cd, 0x01dc], [0x02bb, 0x02bc], [0x02ec, 0x02ec], [0x0338, 0x0338], [0x058a, 0x058a],
-  [0x1c80, 0x1c8f], [0x1e00, 0x1e9b], [0x1f00, 0x1fff], [0x2010, 0x2010], [0x2019, 0x2019], [0x2027, 0x2027],
-  [0x30a0, 0x30a0], [0xa640, 0xa69f], [0xa720, 0xa7ff],
+  [0x0138, 0x0138],
+  [0x01cd, 0x01dc],
+  [0x02bb, 0x02bc],
+  [0x02ec, 0x02ec],
+  [0x0338, 0x0338],
+  [0x058a, 0x058a],
+  [0x1c80, 0x1c8f],
+  [0x1e00, 0x1e9b],
+  [0x1f00, 0x1fff],
+  [0x2010, 0x2010],
+  [0x2019, 0x2019],
+  [0x2027, 0x2027],
+  [0x30a0, 0x30a0],
+  [0xa640, 0xa69f],
+  [0xa720, 0xa7ff],
 ];
 
 // Lower-case Latin letters in the identifier profile: Latin-1, Latin Extended-A, the Extended-B
 // and IPA letters of living orthographies (Vietnamese, Romanian, Sami, African alphabets), and the
 // Vietnamese block of Latin Extended Additional. Everything else Latin is shown in Punycode.
 const LATIN_ALLOWED: readonly (readonly [number, number])[] = [
-  [0x61, 0x7a], [0xdf, 0xf6], [0xf8, 0xff], [0x0100, 0x0137], [0x0139, 0x0148], [0x014a, 0x017e],
-  [0x01a1, 0x01a1], [0x01b0, 0x01b0], [0x01e7, 0x01e7], [0x01e9, 0x01e9], [0x01eb, 0x01eb], [0x01ef, 0x01ef],
-  [0x01f5, 0x01f5], [0x01f9, 0x01f9], [0x01fb, 0x01fb], [0x01fd, 0x01fd], [0x01ff, 0x01ff], [0x0219, 0x0219],
-  [0x021b, 0x021b], [0x021f, 0x021f], [0x0253, 0x0254], [0x0257, 0x0257], [0x0259, 0x0259], [0x025b, 0x025b],
-  [0x0263, 0x0263], [0x0268, 0x0268], [0x0272, 0x0272], [0x0289, 0x0289], [0x028b, 0x028b], [0x0292, 0x0292],
+  [0x61, 0x7a],
+  [0xdf, 0xf6],
+  [0xf8, 0xff],
+  [0x0100, 0x0137],
+  [0x0139, 0x0148],
+  [0x014a, 0x017e],
+  [0x01a1, 0x01a1],
+  [0x01b0, 0x01b0],
+  [0x01e7, 0x01e7],
+  [0x01e9, 0x01e9],
+  [0x01eb, 0x01eb],
+  [0x01ef, 0x01ef],
+  [0x01f5, 0x01f5],
+  [0x01f9, 0x01f9],
+  [0x01fb, 0x01fb],
+  [0x01fd, 0x01fd],
+  [0x01ff, 0x01ff],
+  [0x0219, 0x0219],
+  [0x021b, 0x021b],
+  [0x021f, 0x021f],
+  [0x0253, 0x0254],
+  [0x0257, 0x0257],
+  [0x0259, 0x0259],
+  [0x025b, 0x025b],
+  [0x0263, 0x0263],
+  [0x0268, 0x0268],
+  [0x0272, 0x0272],
+  [0x0289, 0x0289],
+  [0x028b, 0x028b],
+  [0x0292, 0x0292],
   [0x1ea0, 0x1ef9],
 ];
-const GREEK_ALLOWED: readonly (readonly [number, number])[] = [[0x0390, 0x0390], [0x03ac, 0x03ce]];
-const CYRILLIC_ALLOWED: readonly (readonly [number, number])[] = [[0x0430, 0x045f], [0x0461, 0x0481], [0x048b, 0x04ff], [0x0500, 0x052f]];
+const GREEK_ALLOWED: readonly (readonly [number, number])[] = [
+  [0x0390, 0x0390],
+  [0x03ac, 0x03ce],
+];
+const CYRILLIC_ALLOWED: readonly (readonly [number, number])[] = [
+  [0x0430, 0x045f],
+  [0x0461, 0x0481],
+  [0x048b, 0x04ff],
+  [0x0500, 0x052f],
+];
 const HANGUL_ALLOWED: readonly (readonly [number, number])[] = [[0xac00, 0xd7a3]];
 // Punctuation that identifiers may hold: middle dot (judged by the .cat rule), Katakana middle
 // dot, Hebrew geresh/gershayim, Tibetan tsheg. Ideographic number zero is Nl but Han.
@@ -91,7 +136,12 @@ interface WholeScriptRule {
 }
 
 function wsc(script: ScriptName, letters: string, tlds: readonly string[]): WholeScriptRule {
-  return { script, lookalikes: new Set(Array.from(letters)), tlds: new Set(tlds), scriptLetter: new RegExp(`(?=\\p{L})\\p{Script_Extensions=${script}}`, 'u') };
+  return {
+    script,
+    lookalikes: new Set(Array.from(letters)),
+    tlds: new Set(tlds),
+    scriptLetter: new RegExp(`(?=\\p{L})\\p{Script_Extensions=${script}}`, 'u'),
+  };
 }
 
 // Chromium's whole-script-confusable table (idn_spoof_checker.cc): letters of each script that
@@ -131,14 +181,23 @@ const KHH = '\\p{scx=Katakana}\\p{scx=Hiragana}\\p{scx=Han}';
 const CJK_DASHES = '一ㄧ丨乛七丅十〇ㄒㄚㄟㄨㄩㄈㆺㆳ工ㆲ讠丁';
 // Chromium's dangerous patterns (idn_spoof_checker.cc), as JS regexes over one label.
 const DANGEROUS_PATTERNS: readonly (readonly [RegExp, string])[] = [
-  [new RegExp(`[^${KHH}][\\u30ce\\u30f3\\u30bd\\u30be\\u4e36\\u4e40\\u4e41\\u4e3f][^${KHH}]`, 'u'), 'a Kana or CJK character that looks like a slash between non-Japanese characters'],
+  [
+    new RegExp(`[^${KHH}][\\u30ce\\u30f3\\u30bd\\u30be\\u4e36\\u4e40\\u4e41\\u4e3f][^${KHH}]`, 'u'),
+    'a Kana or CJK character that looks like a slash between non-Japanese characters',
+  ],
   [/^[\u30fd\u30fe]|[^\p{scx=Katakana}][\u30fd\u30fe]/u, 'a Katakana iteration mark not after Katakana'],
   [/^\p{scx=Katakana}+[\u3078-\u307a]\p{scx=Katakana}+$/u, 'a Hiragana he/be/pe inside a Katakana label'],
   [/^\p{scx=Hiragana}+[\u30d8-\u30da]\p{scx=Hiragana}+$/u, 'a Katakana he/be/pe inside a Hiragana label'],
   [/^\u30fc|[^\p{scx=Katakana}\p{scx=Hiragana}]\u30fc/u, 'a prolonged sound mark not after Kana'],
   [/[a-z]\u30fb|\u30fb[a-z]/u, 'a Katakana middle dot next to a Latin letter'],
-  [new RegExp(`[^${KHH}\\p{scx=Bopomofo}][${CJK_DASHES}]|[${CJK_DASHES}][^${KHH}\\p{scx=Bopomofo}]`, 'u'), 'a CJK character that looks like a dash or a Latin letter next to a non-CJK character'],
-  [/[^\p{scx=Latin}\p{scx=Greek}\p{scx=Cyrillic}][\u0300-\u0339]/u, 'a combining diacritic after a character that is not Latin, Greek or Cyrillic'],
+  [
+    new RegExp(`[^${KHH}\\p{scx=Bopomofo}][${CJK_DASHES}]|[${CJK_DASHES}][^${KHH}\\p{scx=Bopomofo}]`, 'u'),
+    'a CJK character that looks like a dash or a Latin letter next to a non-CJK character',
+  ],
+  [
+    /[^\p{scx=Latin}\p{scx=Greek}\p{scx=Cyrillic}][\u0300-\u0339]/u,
+    'a combining diacritic after a character that is not Latin, Greek or Cyrillic',
+  ],
   [/[\u0131\u0237]\p{Mn}/u, 'a combining mark on a dotless i or j'],
   [/[\u3099\u309a]/u, 'a combining Kana voiced sound mark'],
   [/[ijl]\u0307/u, 'a combining dot above on i, j or l'],
@@ -226,9 +285,13 @@ export function judgeLabel(label: string, tld: string): LabelProblem | null {
     const cp = cps[i]!;
     if (cp === 0x200c || cp === 0x200d) return { code: UrlFinding.idnDeviationCharacter, reason: 'a zero-width joiner or non-joiner' };
     if (!allowedCharacter(cp, chars[i]!)) {
-      return { code: UrlFinding.idnDisallowedCharacter, reason: `U+${cp.toString(16).toUpperCase().padStart(4, '0')} is not allowed in a host name shown to users` };
+      return {
+        code: UrlFinding.idnDisallowedCharacter,
+        reason: `U+${cp.toString(16).toUpperCase().padStart(4, '0')} is not allowed in a host name shown to users`,
+      };
     }
-    if (i > 0 && cp === cps[i - 1] && NONSPACING_MARK.test(chars[i]!)) return { code: UrlFinding.idnCombiningMark, reason: 'a repeated combining mark' };
+    if (i > 0 && cp === cps[i - 1] && NONSPACING_MARK.test(chars[i]!))
+      return { code: UrlFinding.idnCombiningMark, reason: 'a repeated combining mark' };
   }
 
   const tldProblem = tldRuleProblem(label, tld);
@@ -240,7 +303,7 @@ export function judgeLabel(label: string, tld: string): LabelProblem | null {
   let nonLatinResolved = -1;
   let union = 0;
   for (const cp of cps) {
-    if (cp < 0x80 && !((cp >= 0x61 && cp <= 0x7a))) continue;
+    if (cp < 0x80 && !(cp >= 0x61 && cp <= 0x7a)) continue;
     const info = charScripts(cp);
     if (info.common) continue;
     union |= info.scripts;
@@ -259,11 +322,13 @@ export function judgeLabel(label: string, tld: string): LabelProblem | null {
   if (singleScript && !KANA_EXCEPTIONS.test(label) && !COMBINING_DIACRITIC.test(label)) {
     const problem = wholeScriptProblem(label, chars, resolved, tld);
     if (problem !== null) return problem;
-    if (hasDigitLookalike(chars)) return { code: UrlFinding.idnDigitLookalike, reason: 'it is made of digits and characters that look like digits' };
+    if (hasDigitLookalike(chars))
+      return { code: UrlFinding.idnDigitLookalike, reason: 'it is made of digits and characters that look like digits' };
     return null;
   }
 
-  if (hasDigitLookalike(chars)) return { code: UrlFinding.idnDigitLookalike, reason: 'it is made of digits and characters that look like digits' };
+  if (hasDigitLookalike(chars))
+    return { code: UrlFinding.idnDigitLookalike, reason: 'it is made of digits and characters that look like digits' };
   if (!singleScript && NON_ASCII_LATIN.test(label) && !LGC_AND_ASCII.test(label)) {
     return { code: UrlFinding.idnMixedScript, reason: 'a non-ASCII Latin letter mixed with another script' };
   }

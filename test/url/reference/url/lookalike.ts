@@ -9,10 +9,29 @@
  */
 import { UrlFinding, type UrlFindingCode } from './codes.js';
 import { toUnicodeHost, type HostParts } from './host.js';
-import { BRAND_ALIASES, BUILT_IN_SITES, SKELETON_ONLY_SITES, COMMON_WORD_LABELS, GENERIC_WORD_LABELS, toProtectedSite, type ProtectedSite } from './protected.js';
+import {
+  BRAND_ALIASES,
+  BUILT_IN_SITES,
+  SKELETON_ONLY_SITES,
+  COMMON_WORD_LABELS,
+  GENERIC_WORD_LABELS,
+  toProtectedSite,
+  type ProtectedSite,
+} from './protected.js';
 import { cachedByList } from './settings.js';
 import { foldAscii, labelKey as keyOf, labelKeys } from './skeleton.js';
-import { editDistanceAtMostOne, HASH_BASE, HASHES, hasOneSwap, isLikelyEditDistanceFalsePositive, isPlausibleTypo, keyHash, MAX_HASHED, neighbourhoodHashes, phoneticKey } from './typo.js';
+import {
+  editDistanceAtMostOne,
+  HASH_BASE,
+  HASHES,
+  hasOneSwap,
+  isLikelyEditDistanceFalsePositive,
+  isPlausibleTypo,
+  keyHash,
+  MAX_HASHED,
+  neighbourhoodHashes,
+  phoneticKey,
+} from './typo.js';
 
 export interface LookalikeMatch {
   readonly code: UrlFindingCode;
@@ -26,28 +45,105 @@ export interface LookalikeMatch {
 // Chromium's combo-squatting keywords, the words the issue adds, and the lures phishing kits pair
 // with brands most (refunds, invoices, gifts, shared documents).
 const KEYWORDS = [
-  'account', 'activate', 'admin', 'coin', 'crypto', 'login', 'logout', 'password', 'secure', 'security', 'signin', 'signout',
-  'wallet', 'verify', 'verification', 'update', 'support', 'billing', 'auth', 'confirm', 'recovery', 'recover', 'unlock',
-  'validate', 'refund', 'invoice', 'payment', 'gift', 'giveaway', 'reward', 'claim', 'airdrop', 'share', 'helpdesk', 'trade',
+  'account',
+  'activate',
+  'admin',
+  'coin',
+  'crypto',
+  'login',
+  'logout',
+  'password',
+  'secure',
+  'security',
+  'signin',
+  'signout',
+  'wallet',
+  'verify',
+  'verification',
+  'update',
+  'support',
+  'billing',
+  'auth',
+  'confirm',
+  'recovery',
+  'recover',
+  'unlock',
+  'validate',
+  'refund',
+  'invoice',
+  'payment',
+  'gift',
+  'giveaway',
+  'reward',
+  'claim',
+  'airdrop',
+  'share',
+  'helpdesk',
+  'trade',
   // The lures of combosquats in phishing reports (issue 12: `<brand>-support`, `docs-<brand>`):
   // account alerts, invitations, payouts, document envelopes, recovery and appeal pages, offers.
-  'restore', 'alert', 'invite', 'payout', 'envelope', 'copyright', 'appeal', 'premium', 'offer', 'findmy',
+  'restore',
+  'alert',
+  'invite',
+  'payout',
+  'envelope',
+  'copyright',
+  'appeal',
+  'premium',
+  'offer',
+  'findmy',
 ];
 /** Short lure words that count only as a whole token (`docs-github`, `binance-kyc`), never inside a word (`video`). */
 const WHOLE_TOKEN_KEYWORDS: ReadonlySet<string> = new Set(['id', 'kyc', 'free', 'jobs', 'docs', 'mfa', '2fa', 'otp', 'wallets']);
 const KEYWORD_SET: ReadonlySet<string> = new Set(KEYWORDS);
-const KEYWORD_RE = new RegExp(KEYWORDS.slice().sort((a, b) => b.length - a.length).join('|'), 'g');
+const KEYWORD_RE = new RegExp(
+  KEYWORDS.slice()
+    .sort((a, b) => b.length - a.length)
+    .join('|'),
+  'g',
+);
 
 // Registrable domains of CDN and traffic-steering services whose edge host names are built from
 // the customer's own host name (`www.example.com.edgekey.net`). Only the provider's customers can
 // create such names and no user is sent to them, so an embedded protected domain there is a
 // warning, not a block.
 const EDGE_HOST_DOMAINS: ReadonlySet<string> = new Set([
-  'akadns.net', 'akamai.net', 'akamaiedge.net', 'akamaihd.net', 'akamaized.net', 'akahost.net', 'edgekey.net', 'edgesuite.net',
-  'srip.net', 'trafficmanager.net', 'azureedge.net', 'azurefd.net', 'msedge.net', 'a-msedge.net', 'b-msedge.net', 'l-msedge.net',
-  's-msedge.net', 'spo-msedge.net', 'nsatc.net', 'cloudflare.net', 'fastly.net', 'fastlylb.net', 'cloudfront.net', 'edgecastcdn.net',
-  'llnwd.net', 'alibabadns.com', 'cdngslb.com', 'tbcache.com', 'aaplimg.com', 'apple-dns.net', 'k-msedge.net', 'e-msedge.net',
-  't-msedge.net', 'dual-s-msedge.net', 'ampproject.org', 'ampproject.net',
+  'akadns.net',
+  'akamai.net',
+  'akamaiedge.net',
+  'akamaihd.net',
+  'akamaized.net',
+  'akahost.net',
+  'edgekey.net',
+  'edgesuite.net',
+  'srip.net',
+  'trafficmanager.net',
+  'azureedge.net',
+  'azurefd.net',
+  'msedge.net',
+  'a-msedge.net',
+  'b-msedge.net',
+  'l-msedge.net',
+  's-msedge.net',
+  'spo-msedge.net',
+  'nsatc.net',
+  'cloudflare.net',
+  'fastly.net',
+  'fastlylb.net',
+  'cloudfront.net',
+  'edgecastcdn.net',
+  'llnwd.net',
+  'alibabadns.com',
+  'cdngslb.com',
+  'tbcache.com',
+  'aaplimg.com',
+  'apple-dns.net',
+  'k-msedge.net',
+  'e-msedge.net',
+  't-msedge.net',
+  'dual-s-msedge.net',
+  'ampproject.org',
+  'ampproject.net',
 ]);
 
 /**
@@ -58,11 +154,81 @@ const EDGE_HOST_DOMAINS: ReadonlySet<string> = new Set([
  * defensive registrations) it warns.
  */
 const ABUSED_TLDS: ReadonlySet<string> = new Set([
-  'top', 'xyz', 'icu', 'cfd', 'sbs', 'click', 'buzz', 'site', 'online', 'live', 'shop', 'info', 'ltd', 'cyou', 'co', 'rest', 'monster',
-  'quest', 'bond', 'vip', 'club', 'work', 'support', 'fun', 'space', 'website', 'store', 'today', 'cam', 'mom', 'lol', 'bar', 'beauty',
-  'hair', 'skin', 'makeup', 'boats', 'autos', 'homes', 'pics', 'best', 'world', 'life', 'win', 'bid', 'loan', 'men', 'date', 'racing',
-  'review', 'stream', 'download', 'accountant', 'faith', 'science', 'party', 'cricket', 'country', 'kim', 'gdn', 'link', 'help', 'email',
-  'host', 'press', 'uno', 'zip', 'mov', 'account', 'services', 'digital', 'center', 'sale', 'wang', 'ren',
+  'top',
+  'xyz',
+  'icu',
+  'cfd',
+  'sbs',
+  'click',
+  'buzz',
+  'site',
+  'online',
+  'live',
+  'shop',
+  'info',
+  'ltd',
+  'cyou',
+  'co',
+  'rest',
+  'monster',
+  'quest',
+  'bond',
+  'vip',
+  'club',
+  'work',
+  'support',
+  'fun',
+  'space',
+  'website',
+  'store',
+  'today',
+  'cam',
+  'mom',
+  'lol',
+  'bar',
+  'beauty',
+  'hair',
+  'skin',
+  'makeup',
+  'boats',
+  'autos',
+  'homes',
+  'pics',
+  'best',
+  'world',
+  'life',
+  'win',
+  'bid',
+  'loan',
+  'men',
+  'date',
+  'racing',
+  'review',
+  'stream',
+  'download',
+  'accountant',
+  'faith',
+  'science',
+  'party',
+  'cricket',
+  'country',
+  'kim',
+  'gdn',
+  'link',
+  'help',
+  'email',
+  'host',
+  'press',
+  'uno',
+  'zip',
+  'mov',
+  'account',
+  'services',
+  'digital',
+  'center',
+  'sale',
+  'wang',
+  'ren',
 ]);
 
 /** Minimum label length for edit-distance matches (Chromium `kMinLengthForEditDistance`); curated brands from 4. */
@@ -166,7 +332,6 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   if (list === undefined) map.set(key, [value]);
   else if (!list.includes(value)) list.push(value);
 }
-
 
 /**
  * A bit per hash of each word's first four characters (every word has four or more). Text in
@@ -339,7 +504,9 @@ export class LookalikeIndex {
       const indexed = indexedByDomain.get(domain);
       if (indexed !== undefined) this.addBrand(alias, indexed, COMMON_WORD_LABELS.has(alias));
     }
-    const substrings = [...this.distinctiveBrands.keys()].filter((b) => b.length >= MIN_COMBO_SUBSTRING).sort((a, b) => b.length - a.length);
+    const substrings = [...this.distinctiveBrands.keys()]
+      .filter((b) => b.length >= MIN_COMBO_SUBSTRING)
+      .sort((a, b) => b.length - a.length);
     this.distinctiveBrandScanner = new BrandScanner(substrings);
     this.wordBrandList = [...this.wordBrands];
     this.dottedTargets.orInto(this.tokenFilter);
@@ -392,7 +559,12 @@ export class LookalikeIndex {
     // The host's tokens serve the embedding, combo and subdomain checks: split them once, and
     // only for a host that has more than one token. Most ASCII hosts have no token that any of
     // those tables knows (one hashing pass over the text tells), and then no token can match.
-    const tokens = host.subdomain === '' && !/[-_]/.test(host.label!) && !keys[0]!.includes('-') ? null : host.idn || this.asciiTokensMayMatch(host, keys[0]!) ? this.tokens(host, keys[0]!) : NO_TOKENS;
+    const tokens =
+      host.subdomain === '' && !/[-_]/.test(host.label!) && !keys[0]!.includes('-')
+        ? null
+        : host.idn || this.asciiTokensMayMatch(host, keys[0]!)
+          ? this.tokens(host, keys[0]!)
+          : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
     // glued target) or a keyword in the label; most hosts have neither, and are done here.
     if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !anyKeyword(keys)) return null;
@@ -439,7 +611,8 @@ export class LookalikeIndex {
       const sameBrand = this.byLabelKey.get(key);
       if (sameBrand === undefined) continue;
       for (const candidate of sameBrand) {
-        if (candidate.site.label.length >= MIN_EDIT_DISTANCE_LABEL && !this.owns(candidate, host)) return match(UrlFinding.lookalikeHomoglyph, candidate, 'spells the brand of');
+        if (candidate.site.label.length >= MIN_EDIT_DISTANCE_LABEL && !this.owns(candidate, host))
+          return match(UrlFinding.lookalikeHomoglyph, candidate, 'spells the brand of');
       }
     }
     return null;
@@ -490,7 +663,8 @@ export class LookalikeIndex {
         if (key.length < (candidate.site.curated ? MIN_EDIT_DISTANCE_CURATED : MIN_EDIT_DISTANCE_LABEL)) continue;
         if (isLikelyEditDistanceFalsePositive(label, candidate.site.label)) continue;
         if (hasOneSwap(key, candidate.labelKey)) return match(UrlFinding.lookalikeTyposquat, candidate, 'swaps two letters of');
-        if (editDistanceAtMostOne(key, candidate.labelKey) && isPlausibleTypo(key, candidate.labelKey)) return match(UrlFinding.lookalikeTyposquat, candidate, 'is one typo away from');
+        if (editDistanceAtMostOne(key, candidate.labelKey) && isPlausibleTypo(key, candidate.labelKey))
+          return match(UrlFinding.lookalikeTyposquat, candidate, 'is one typo away from');
       }
     }
     return null;
@@ -537,13 +711,24 @@ export class LookalikeIndex {
     const subdomainCount = keys.length;
     // An IDN label whose dash look-alike (`microsoft–com`) folds to a hyphen splits like ASCII.
     const foldedSplit = host.idn && !label.includes('-') && labelKey.includes('-');
-    splitTokens(host.idn && !foldedSplit ? label : labelKey, '', host.idn && !foldedSplit ? label : null, labelKey, keys, hashes, separators);
+    splitTokens(
+      host.idn && !foldedSplit ? label : labelKey,
+      '',
+      host.idn && !foldedSplit ? label : null,
+      labelKey,
+      keys,
+      hashes,
+      separators,
+    );
     return { keys, hashes, separators, subdomainCount };
   }
 
   /** Whether a token of an ASCII host (`labelKey` is its folded label) passes the token tables' filter. */
   private asciiTokensMayMatch(host: HostParts, labelKey: string): boolean {
-    return anyTokenInFilter(labelKey, this.tokenFilter) || (host.subdomain !== '' && anyTokenInFilter(foldAscii(host.subdomain), this.tokenFilter));
+    return (
+      anyTokenInFilter(labelKey, this.tokenFilter) ||
+      (host.subdomain !== '' && anyTokenInFilter(foldAscii(host.subdomain), this.tokenFilter))
+    );
   }
 
   /** `tokens` is null when the host is a single label without hyphens. */
@@ -637,13 +822,15 @@ export class LookalikeIndex {
       for (let i = 0; i + 1 < parts.length; i++) {
         const joined = parts[i]! + parts[i + 1]!;
         const brand = this.firstForeign(this.distinctiveBrands.get(joined), host);
-        if (brand !== null && parts.some((p, j) => j !== i && j !== i + 1 && containsKeyword(p))) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
+        if (brand !== null && parts.some((p, j) => j !== i && j !== i + 1 && containsKeyword(p)))
+          return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
       }
     }
     // Distinctive brands count anywhere in the label (`paypallogin`, `oktaverify-mfa`), short ones as tokens (`aws-signin`).
     for (const part of parts) {
       const brand = this.firstForeign(this.distinctiveBrands.get(part), host);
-      if (brand !== null && parts.some((p) => p !== part && containsKeyword(p))) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
+      if (brand !== null && parts.some((p) => p !== part && containsKeyword(p)))
+        return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
     }
     if (this.distinctiveBrandScanner.mayContain(key)) {
       // Leftmost-longest, non-overlapping occurrences, left to right.
@@ -667,14 +854,17 @@ export class LookalikeIndex {
       const whole = this.wordBrands.get(part);
       if (whole !== undefined) {
         const candidate = this.firstForeign(whole, host);
-        if (candidate !== null && parts.some((p) => p !== part && containsKeyword(p))) return match(UrlFinding.lookalikeCombo, candidate, 'pairs a phishing keyword with the brand of');
+        if (candidate !== null && parts.some((p) => p !== part && containsKeyword(p)))
+          return match(UrlFinding.lookalikeCombo, candidate, 'pairs a phishing keyword with the brand of');
         continue;
       }
       // A word brand glued to a keyword (`applesupport`) holds the keyword.
       if (!containsKeyword(part)) continue;
       for (const [brand, candidates] of this.wordBrandList) {
         if (part.length <= brand.length) continue;
-        const glued = part.startsWith(brand) ? KEYWORD_SET.has(part.slice(brand.length)) : part.endsWith(brand) && KEYWORD_SET.has(part.slice(0, -brand.length));
+        const glued = part.startsWith(brand)
+          ? KEYWORD_SET.has(part.slice(brand.length))
+          : part.endsWith(brand) && KEYWORD_SET.has(part.slice(0, -brand.length));
         const candidate = glued ? this.firstForeign(candidates, host) : null;
         if (candidate !== null) return match(UrlFinding.lookalikeCombo, candidate, 'pairs a phishing keyword with the brand of');
       }
@@ -699,7 +889,15 @@ export class LookalikeIndex {
  * tokens are keyed one by one (the whole label's key is `labelKey`, skeletons being the costly
  * part); ASCII text is already folded and its tokens are their own keys.
  */
-function splitTokens(text: string, last: string, unicodeLabel: string | null, labelKey: string, keys: string[], hashes: number[], separators: string[]): void {
+function splitTokens(
+  text: string,
+  last: string,
+  unicodeLabel: string | null,
+  labelKey: string,
+  keys: string[],
+  hashes: number[],
+  separators: string[],
+): void {
   let start = 0;
   for (let i = 0; i <= text.length; i++) {
     const ch = i < text.length ? text.charCodeAt(i) : -1;
@@ -750,7 +948,8 @@ function extraIndex(extra: readonly string[]): LookalikeIndex | null {
 export function findLookalike(host: HostParts, extra: readonly string[] = []): LookalikeMatch | null {
   const policyIndex = extraIndex(extra);
   const registrable = host.registrable;
-  if (registrable !== null && ((policyIndex !== null && policyIndex.sites.has(registrable)) || SKELETON_ONLY_SITES.has(registrable))) return null;
+  if (registrable !== null && ((policyIndex !== null && policyIndex.sites.has(registrable)) || SKELETON_ONLY_SITES.has(registrable)))
+    return null;
   const builtIn = BUILT_IN_INDEX.match(host);
   if (builtIn?.severity === 'error') return builtIn;
   const homograph = host.idn ? SKELETON_INDEX.homographOf(host) : null;

@@ -6,9 +6,35 @@
 
 /** The Recommended scripts of UAX #31 Table 5 (the scripts UTS #39 lets into identifiers). */
 export const RECOMMENDED_SCRIPTS = [
-  'Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', 'Thaana', 'Devanagari', 'Bengali', 'Gurmukhi',
-  'Gujarati', 'Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala', 'Thai', 'Lao', 'Tibetan',
-  'Myanmar', 'Georgian', 'Hangul', 'Ethiopic', 'Khmer', 'Hiragana', 'Katakana', 'Bopomofo', 'Han',
+  'Latin',
+  'Greek',
+  'Cyrillic',
+  'Armenian',
+  'Hebrew',
+  'Arabic',
+  'Thaana',
+  'Devanagari',
+  'Bengali',
+  'Gurmukhi',
+  'Gujarati',
+  'Oriya',
+  'Tamil',
+  'Telugu',
+  'Kannada',
+  'Malayalam',
+  'Sinhala',
+  'Thai',
+  'Lao',
+  'Tibetan',
+  'Myanmar',
+  'Georgian',
+  'Hangul',
+  'Ethiopic',
+  'Khmer',
+  'Hiragana',
+  'Katakana',
+  'Bopomofo',
+  'Han',
 ] as const;
 
 export type ScriptName = (typeof RECOMMENDED_SCRIPTS)[number];
@@ -34,7 +60,9 @@ export const KORE = 1 << 30;
 export const HANB = 1 << 31;
 export const CJK_GROUPS = JPAN | KORE | HANB;
 
-const SCRIPT_TESTS: readonly (readonly [number, RegExp])[] = RECOMMENDED_SCRIPTS.map((name) => [BIT.get(name)!, new RegExp(`\\p{Script_Extensions=${name}}`, 'u')] as const);
+const SCRIPT_TESTS: readonly (readonly [number, RegExp])[] = RECOMMENDED_SCRIPTS.map(
+  (name) => [BIT.get(name)!, new RegExp(`\\p{Script_Extensions=${name}}`, 'u')] as const,
+);
 const COMMON_OR_INHERITED = /[\p{Script_Extensions=Common}\p{Script_Extensions=Inherited}]/u;
 
 export interface CharScripts {

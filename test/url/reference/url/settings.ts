@@ -48,7 +48,8 @@ export function settingsOf(policy: Policy | undefined): Settings {
 
 function readSettings(policy: Policy | undefined): Settings {
   const url = (policy as { url?: Partial<Policy['url']> } | undefined)?.url;
-  const maxLength = typeof url?.maxLength === 'number' && Number.isFinite(url.maxLength) && url.maxLength > 0 ? url.maxLength : DEFAULT_MAX_LENGTH;
+  const maxLength =
+    typeof url?.maxLength === 'number' && Number.isFinite(url.maxLength) && url.maxLength > 0 ? url.maxLength : DEFAULT_MAX_LENGTH;
   return {
     development: policy?.profile === 'development',
     maxLength,
@@ -70,7 +71,11 @@ interface ListEntry<T> {
  * is, and nothing is keyed by joining the list. A list changed in place since (another length)
  * is read again.
  */
-export function cachedByList<T>(cache: WeakMap<readonly string[], ListEntry<T>>, list: readonly string[], build: (list: readonly string[]) => T): T {
+export function cachedByList<T>(
+  cache: WeakMap<readonly string[], ListEntry<T>>,
+  list: readonly string[],
+  build: (list: readonly string[]) => T,
+): T {
   const entry = cache.get(list);
   if (entry !== undefined && entry.length === list.length) return entry.value;
   const value = build(list);

@@ -8,15 +8,42 @@
  */
 import confusables from 'unhomoglyph/data.json' with { type: 'json' };
 
-const CONFUSABLES: ReadonlyMap<number, string> = new Map(Object.entries(confusables as Record<string, string>).map(([from, to]) => [from.codePointAt(0)!, to]));
+const CONFUSABLES: ReadonlyMap<number, string> = new Map(
+  Object.entries(confusables as Record<string, string>).map(([from, to]) => [from.codePointAt(0)!, to]),
+);
 
 // Chromium's extra confusable map (skeleton_generator.cc), applied before the ICU skeleton: Latin
 // look-alikes that confusables.txt does not list, digit look-alikes and dash look-alikes.
 const EXTRA_RULES: readonly (readonly [string, string])[] = [
-  ['æӕ', 'ae'], ['ϼҏ', 'p'], ['ħнћңҥӈӊԋԧԩ', 'h'], ['ĸκкқҝҟҡӄԟ', 'k'], ['ŋпԥกח', 'n'], ['ŧтҭԏ七丅丆丁', 't'],
-  ['ƅьҍвß', 'b'], ['ωшщพฟພຟ', 'w'], ['мӎ', 'm'], ['єҽҿၔ', 'e'], ['ґ', 'r'], ['ғӻ', 'f'], ['ҫင', 'c'], ['ұ丫', 'y'],
-  ['χҳӽӿ乂', 'x'], ['ԃძ', 'd'], ['ԍဌ', 'g'], ['ടรຣຮ', 's'], ['၂', 'j'], ['०০੦૦ଠ୦೦စ', 'o'], ['৭੧૧', 'q'], ['บບ', 'u'],
-  ['θ', '0'], ['२২੨૨೩೭շ', '2'], ['зҙӡउওਤ੩૩౩ဒვპੜკ', '3'], ['੫丩ㄐ', '4'], ['ճ', '6'], ['৪੪୫', '8'], ['૭୨౨', '9'],
+  ['æӕ', 'ae'],
+  ['ϼҏ', 'p'],
+  ['ħнћңҥӈӊԋԧԩ', 'h'],
+  ['ĸκкқҝҟҡӄԟ', 'k'],
+  ['ŋпԥกח', 'n'],
+  ['ŧтҭԏ七丅丆丁', 't'],
+  ['ƅьҍвß', 'b'],
+  ['ωшщพฟພຟ', 'w'],
+  ['мӎ', 'm'],
+  ['єҽҿၔ', 'e'],
+  ['ґ', 'r'],
+  ['ғӻ', 'f'],
+  ['ҫင', 'c'],
+  ['ұ丫', 'y'],
+  ['χҳӽӿ乂', 'x'],
+  ['ԃძ', 'd'],
+  ['ԍဌ', 'g'],
+  ['ടรຣຮ', 's'],
+  ['၂', 'j'],
+  ['०০੦૦ଠ୦೦စ', 'o'],
+  ['৭੧૧', 'q'],
+  ['บບ', 'u'],
+  ['θ', '0'],
+  ['२২੨૨೩೭շ', '2'],
+  ['зҙӡउওਤ੩૩౩ဒვპੜკ', '3'],
+  ['੫丩ㄐ', '4'],
+  ['ճ', '6'],
+  ['৪੪୫', '8'],
+  ['૭୨౨', '9'],
   ['—一―⸺⸻', '-'],
 ];
 const EXTRA: ReadonlyMap<string, string> = new Map(EXTRA_RULES.flatMap(([chars, to]) => Array.from(chars, (ch) => [ch, to] as const)));
@@ -71,8 +98,26 @@ export function foldAscii(text: string): string {
 // Letters with a stroke or bar do not decompose under NFD; Chromium maps ł, ø and đ by hand and
 // the other stroke letters read as their base letter just as well (`ǥithub`).
 const STROKES: ReadonlyMap<string, string> = new Map([
-  ['ł', 'l'], ['ø', 'o'], ['đ', 'd'], ['ǥ', 'g'], ['ƀ', 'b'], ['ɨ', 'i'], ['ɉ', 'j'], ['ƚ', 'l'], ['ɍ', 'r'], ['ŧ', 't'], ['ƶ', 'z'],
-  ['ɇ', 'e'], ['ȼ', 'c'], ['ɏ', 'y'], ['ᵽ', 'p'], ['ꝁ', 'k'], ['ħ', 'h'], ['ꞓ', 'e'], ['ᵻ', 'i'], ['ʉ', 'u'],
+  ['ł', 'l'],
+  ['ø', 'o'],
+  ['đ', 'd'],
+  ['ǥ', 'g'],
+  ['ƀ', 'b'],
+  ['ɨ', 'i'],
+  ['ɉ', 'j'],
+  ['ƚ', 'l'],
+  ['ɍ', 'r'],
+  ['ŧ', 't'],
+  ['ƶ', 'z'],
+  ['ɇ', 'e'],
+  ['ȼ', 'c'],
+  ['ɏ', 'y'],
+  ['ᵽ', 'p'],
+  ['ꝁ', 'k'],
+  ['ħ', 'h'],
+  ['ꞓ', 'e'],
+  ['ᵻ', 'i'],
+  ['ʉ', 'u'],
 ]);
 const STROKE_RE = new RegExp(`[${[...STROKES.keys()].join('')}]`, 'gu');
 
@@ -85,7 +130,11 @@ const SMALL_CAPITALS: ReadonlyMap<string, string> = new Map(
 /** Chromium's diacritic remover for Latin/Greek/Cyrillic labels (`éxample` reads as `example`), plus stroke letters. */
 export function removeDiacritics(label: string): string {
   if (!LGC_LABEL.test(label)) return label;
-  return label.normalize('NFD').replace(NONSPACING, '').normalize('NFC').replace(STROKE_RE, (ch) => STROKES.get(ch)!);
+  return label
+    .normalize('NFD')
+    .replace(NONSPACING, '')
+    .normalize('NFC')
+    .replace(STROKE_RE, (ch) => STROKES.get(ch)!);
 }
 
 function variants(label: string): string[] {
@@ -131,7 +180,12 @@ function skeletonOf(text: string): string {
     i = next;
   }
   out += mapped.slice(copied);
-  return foldAscii(out.normalize('NFD').toLowerCase().replace(SMALL_CAPITALS_PATTERN, (ch) => SMALL_CAPITALS.get(ch)!));
+  return foldAscii(
+    out
+      .normalize('NFD')
+      .toLowerCase()
+      .replace(SMALL_CAPITALS_PATTERN, (ch) => SMALL_CAPITALS.get(ch)!),
+  );
 }
 
 /**

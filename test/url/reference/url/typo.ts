@@ -153,7 +153,14 @@ function firstPhoneticChange(label: string, from: number): number {
     if (c === 0x7a) return i;
     if ((c === 0x70 || c === 0x63 || c === 0x6b) && i + 1 < label.length) {
       const next = label.charCodeAt(i + 1);
-      if (c === 0x70 ? next === 0x68 : c === 0x6b ? next === 0x73 : next === 0x73 || next === 0x6b || next === 0x65 || next === 0x69 || next === 0x79) return i;
+      if (
+        c === 0x70
+          ? next === 0x68
+          : c === 0x6b
+            ? next === 0x73
+            : next === 0x73 || next === 0x6b || next === 0x65 || next === 0x69 || next === 0x79
+      )
+        return i;
     }
   }
   return -1;
