@@ -122,7 +122,8 @@ export async function benchForm(): Promise<{ readonly pairs: readonly PairResult
 
 export function printForm(result: Awaited<ReturnType<typeof benchForm>>): void {
   printPairs(
-    `Form audit and answer scan: baseline = JSON round trip / JSON.stringify of the same input (target: auditForm < ${AUDIT_TARGET_US} µs per typical form)`,
+    `Form audit and answer scan: baseline = JSON round trip / JSON.stringify of the same input (target: auditForm ` +
+      `< ${AUDIT_TARGET_US} µs per typical form)`,
     result.pairs,
   );
 }

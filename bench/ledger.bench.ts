@@ -349,7 +349,8 @@ function refuseEach(ledger: Ledger, callers: number): (batch: readonly BusinessR
 
 export function printLedger(results: readonly LedgerBenchResult[]): void {
   console.log(
-    `\nledger: business receipts per second, counted when the promise resolved, ${ROUNDS} rounds, a fresh file per round; target ≥ 30k/s with ${IN_FLIGHT} in flight`,
+    `\nledger: business receipts per second, counted when the promise resolved, ${ROUNDS} rounds, a fresh file per round; ` +
+      `target ≥ 30k/s with ${IN_FLIGHT} in flight`,
   );
   console.table(
     results.map((r) => {

@@ -198,7 +198,8 @@ export function printDurable(rows: readonly DurableBenchRow[] | null): void {
     return;
   }
   console.log(
-    '\ndurable business receipts per second, PostgreSQL and SQLite side by side (counted when the commit returned; target ≥ 10,000/s on PostgreSQL with 64 in flight)',
+    '\ndurable business receipts per second, PostgreSQL and SQLite side by side (counted when the commit returned; target ≥ ' +
+      '10,000/s on PostgreSQL with 64 in flight)',
   );
   const baseline = new Map(rows.filter((r) => r.case.startsWith('one caller')).map((r) => [r.store, r.perSecond]));
   console.table(

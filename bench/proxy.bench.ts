@@ -288,7 +288,9 @@ export async function benchProxy(options: ProxyBenchOptions = {}): Promise<Proxy
 
 export function printProxy(result: ProxyBenchResult): void {
   console.log(
-    `\nstdio proxy (built CLI, --ledger memory) vs a plain pipe process (baseline), echo server, ${result.roundTrips} sequential + ${result.roundTrips} pipelined tools/call round trips per round, ${result.rounds} rounds; targets: middle CPU ≤ 1.3×, p50 latency ≤ 1.06×`,
+    `\nstdio proxy (built CLI, --ledger memory) vs a plain pipe process (baseline), echo server, ${result.roundTrips} ` +
+      `sequential + ${result.roundTrips} pipelined tools/call round trips per round, ${result.rounds} rounds; targets: middle ` +
+      `CPU ≤ 1.3×, p50 latency ≤ 1.06×`,
   );
   const row = (label: string, s: ProxySideFigures) => ({
     path: label,

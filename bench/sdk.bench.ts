@@ -152,7 +152,8 @@ export async function benchSdk(): Promise<PairResult[]> {
 }
 
 export const GUARD_PAIR_TITLE =
-  'The guard alone, per request/result pair (guard.outbound + guard.inbound of a tools/call and its result): one Map set + delete per pair (baseline, the floor of tracking a request) vs the guard (candidate)';
+  'The guard alone, per request/result pair (guard.outbound + guard.inbound of a tools/call and its result): one Map set + ' +
+  'delete per pair (baseline, the floor of tracking a request) vs the guard (candidate)';
 
 /** The guard's own cost per plain request/result pair, against the least any tracking of requests in flight costs. */
 export async function benchGuardPairs(): Promise<PairResult[]> {

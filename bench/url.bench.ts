@@ -256,19 +256,24 @@ if (isMainModule(import.meta.url) && urlBenchUnavailable() !== null) {
 } else if (isMainModule(import.meta.url)) {
   const rows = await benchUrlRows();
   printPairs(
-    `URL engine over ${rows[0]!.inputs} URLs (${rows[0]!.files.join(', ')}, varied tails); baseline new URL() + tldts.parse(private suffixes); µs per URL, median of rounds`,
+    `URL engine over ${rows[0]!.inputs} URLs (${rows[0]!.files.join(
+      ', ',
+    )}, varied tails); baseline new URL() + tldts.parse(private suffixes); µs per URL, median of rounds`,
     rows,
   );
   for (const r of rows)
     console.log(
-      `${r.policyDomains} policy domains: ratio ${r.ratio.toFixed(2)}× (target ≤ ${r.target}×): ${r.withinTarget ? 'within target' : 'OVER TARGET'}; ${Math.round(1e6 / r.candidateUs).toLocaleString('en-US')} URLs/s`,
+      `${r.policyDomains} policy domains: ratio ${r.ratio.toFixed(2)}× (target ≤ ${r.target}×): ${
+        r.withinTarget ? 'within target' : 'OVER TARGET'
+      }; ${Math.round(1e6 / r.candidateUs).toLocaleString('en-US')} URLs/s`,
     );
   const urls = loadBenchUrls();
   for (const size of POLICY_SIZES) {
     const policy = parsePolicy({ url: { protectedDomains: syntheticProtectedDomains(size) } }).base;
     const cpu = cpuRatio(urls, policy);
     console.log(
-      `${size} policy domains, CPU time: baseline ${cpu.baselineUs.toFixed(2)} µs, analyzeUrl ${cpu.candidateUs.toFixed(2)} µs per URL: ratio ${cpu.ratio.toFixed(2)}×`,
+      `${size} policy domains, CPU time: baseline ${cpu.baselineUs.toFixed(2)} µs, analyzeUrl ${cpu.candidateUs.toFixed(2)} ` +
+        `µs per URL: ratio ${cpu.ratio.toFixed(2)}×`,
     );
   }
 }

@@ -199,7 +199,9 @@ export async function consentLine(seed = 20251125): Promise<GateLine> {
     threshold: '= 100 %',
     pass: calls.length > 0 && withReceipt === calls.length && consistent,
     notes: [
-      `${NESTED} nested elicitations + ${REQUIREMENTS} -32042 answers (${presented} entries) over SDK client/server; the user saw ${decisions.size}: ${accepted} accepted, ${declined} declined, ${cancelled} cancelled; the rest were refused by the guard (phishing URLs) or not shown after the user refused an earlier entry of the same list`,
+      `${NESTED} nested elicitations + ${REQUIREMENTS} -32042 answers (${presented} entries) over SDK client/server; the user ` +
+        `saw ${decisions.size}: ${accepted} accepted, ${declined} declined, ${cancelled} cancelled; the rest were refused by ` +
+        `the guard (phishing URLs) or not shown after the user refused an earlier entry of the same list`,
       `${consents.length} consent receipts stored, ${calls.length} opener calls, ${errors.length} handler errors`,
       ...problems.slice(0, 10),
     ],

@@ -74,7 +74,8 @@ export async function expiryLine(seed = 11): Promise<GateLine> {
     threshold: '= 100 %',
     pass: expired.length === ids.length && recovered === expired.length,
     notes: [
-      `${ids.length} opened flows (${STANDALONE} standalone, ${REQUIRED} -32042), ${expired.length} listed EXPIRED after the TTL; retryFlow + confirmFlow, ledger state checked, -32042 retries let through`,
+      `${ids.length} opened flows (${STANDALONE} standalone, ${REQUIRED} -32042), ${expired.length} listed EXPIRED after the ` +
+        `TTL; retryFlow + confirmFlow, ledger state checked, -32042 retries let through`,
       ...problems.slice(0, 10),
     ],
   };

@@ -29,11 +29,14 @@ export async function formLine(set: (typeof FORM_SETS)[number]): Promise<GateLin
   );
   return {
     name: set.name,
-    measured: `let through ${sensitive.letThrough}/${sensitive.rows}; ordinary blocked ${ordinary.blocked}/${ordinary.rows} = ${percent(ordinary.blocked, ordinary.rows)}`,
+    measured:
+      `let through ${sensitive.letThrough}/${sensitive.rows}; ordinary blocked ${ordinary.blocked}/${ordinary.rows} ` +
+      `= ${percent(ordinary.blocked, ordinary.rows)}`,
     threshold: '0 let through; < 0.5 % blocked',
     pass: sensitive.rows > 0 && ordinary.rows > 0 && sensitive.letThrough === 0 && ordinary.blocked / ordinary.rows < MAX_ORDINARY_BLOCKED,
     notes: [
-      `${set.file}: ${forms.rows} rows, ${forms.categories.length} categories, ${forms.fieldMismatches.length} field classes off their labels`,
+      `${set.file}: ${forms.rows} rows, ${forms.categories.length} categories, ${forms.fieldMismatches.length} field classes ` +
+        `off their labels`,
       ...missed.slice(0, 10),
     ],
   };

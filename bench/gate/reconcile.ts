@@ -186,8 +186,10 @@ export async function reconcileLine(params: ReconcileParams = DEFAULT_RECONCILE)
     threshold: `< ${seconds(params.thresholdMs)}`,
     pass: r.unverified === 0 && r.p99Ms < params.thresholdMs,
     notes: [
-      `${r.flows} flows (seed ${params.seed}), ${r.lost} notices lost (${params.noticeLoss * 100} %), ${r.byHand} confirmed by hand, ${r.unverified} never verified, max ${seconds(r.maxMs)}`,
-      `user back after log-normal(median ${seconds(params.userMedianMs)}, σ ${params.userSigma}), UI poll every ${seconds(params.uiPollMs)}, notices delayed up to ${seconds(params.noticeDelayMaxMs)}`,
+      `${r.flows} flows (seed ${params.seed}), ${r.lost} notices lost (${params.noticeLoss * 100} %), ${r.byHand} confirmed ` +
+        `by hand, ${r.unverified} never verified, max ${seconds(r.maxMs)}`,
+      `user back after log-normal(median ${seconds(params.userMedianMs)}, σ ${params.userSigma}), UI poll ` +
+        `every ${seconds(params.uiPollMs)}, notices delayed up to ${seconds(params.noticeDelayMaxMs)}`,
     ],
   };
 }

@@ -264,7 +264,8 @@ export async function tokensLine(): Promise<GateLine> {
       threshold: '= 0',
       pass: total === 0 && tokens.length === expected && collected.fromServer.length > 0 && collected.guardEvents.length > 0,
       notes: [
-        `${Object.keys(USERS).length} users connected through the example server and a real oidc-provider; ${tokens.length} tokens read back from the vault (${expected} expected: access + refresh each)`,
+        `${Object.keys(USERS).length} users connected through the example server and a real oidc-provider; ${tokens.length} ` +
+          `tokens read back from the vault (${expected} expected: access + refresh each)`,
         `searched: ${sizes}; ${collected.fromServer.length} MCP messages from the server, ${collected.toHost.length} delivered to the host`,
         ...found.filter(([, count]) => count > 0).map(([name, count]) => `found in ${name}: ${count}`),
       ],

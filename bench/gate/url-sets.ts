@@ -34,11 +34,16 @@ export async function urlSetLine(set: (typeof URL_SETS)[number]): Promise<GateLi
   );
   return {
     name: `URL set ${set.name}: malicious blocked, legitimate rejected`,
-    measured: `${malicious.blocked}/${malicious.rows} = ${percent(malicious.blocked, malicious.rows)}; ${legitimate.blocked}/${legitimate.rows} = ${percent(legitimate.blocked, legitimate.rows)}`,
+    measured:
+      `${malicious.blocked}/${malicious.rows} = ${percent(malicious.blocked, malicious.rows)};` +
+      ` ${legitimate.blocked}/${legitimate.rows} = ${percent(legitimate.blocked, legitimate.rows)}`,
     threshold: '= 100 %; 0',
     pass: malicious.rows > 0 && malicious.blocked === malicious.rows && legitimate.blocked === 0,
     notes: [
-      `${set.files.join(', ')}: ${summary.labelled.rows} rows, ${summary.labelled.categories.length} categories, ${summary.misses} missed expectations (warn rows included)`,
+      `${set.files.join(
+        ', ',
+      )}: ${summary.labelled.rows} rows, ${summary.labelled.categories.length} categories, ${summary.misses} missed ` +
+        `expectations (warn rows included)`,
       ...missed.slice(0, 10),
     ],
   };

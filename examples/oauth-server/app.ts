@@ -154,7 +154,9 @@ export async function startExample(config: ExampleConfig): Promise<RunningExampl
       html(
         res,
         200,
-        `<!doctype html><meta charset="utf-8"><title>Sign in</title><form method="post"><input type="hidden" name="returnTo" value="${escapeAttr(url.searchParams.get('returnTo') ?? '/')}"><label>User <input name="username"></label> <label>Password <input name="password" type="password"></label> <button>Sign in</button></form>`,
+        `<!doctype html><meta charset="utf-8"><title>Sign in</title><form method="post"><input type="hidden" name="returnTo" ` +
+          `value="${escapeAttr(url.searchParams.get('returnTo') ?? '/')}"><label>User <input name="username"></label> ` +
+          `<label>Password <input name="password" type="password"></label> <button>Sign in</button></form>`,
       );
       return;
     }

@@ -141,14 +141,17 @@ function printable(text: string): string {
 export function humanAudit(audit: FormAudit, ansi: boolean): string {
   const bold = (t: string) => (ansi ? `\u001b[1m${t}\u001b[0m` : t);
   const lines = [
-    `${ansi ? TAGS[audit.verdict] : audit.verdict.toUpperCase().padEnd(5)} form with ${audit.fields.length} field${audit.fields.length === 1 ? '' : 's'}`,
+    `${ansi ? TAGS[audit.verdict] : audit.verdict.toUpperCase().padEnd(5)} form with ${audit.fields.length} ` +
+      `field${audit.fields.length === 1 ? '' : 's'}`,
   ];
   const width = Math.max(0, ...audit.fields.map((f) => printable(f.name).length + 2));
   for (const f of audit.fields) {
     const name = JSON.stringify(printable(f.name)).padEnd(width);
     const cls = f.class === 'ordinary' ? f.class : bold(f.class);
     lines.push(
-      `  field ${name}  ${cls.padEnd(ansi && f.class !== 'ordinary' ? 18 : 10)}${f.reasons.length > 0 ? ` ${printable(f.reasons.join(', '))}` : ''}`,
+      `  field ${name}  ${cls.padEnd(
+        ansi && f.class !== 'ordinary' ? 18 : 10,
+      )}${f.reasons.length > 0 ? ` ${printable(f.reasons.join(', '))}` : ''}`,
     );
   }
   for (const f of audit.findings) lines.push(`  [${f.severity}] ${f.code}: ${printable(f.message)}`);
@@ -212,7 +215,8 @@ async function jsonl(options: Options, policy: Policy, io: CliIo): Promise<numbe
   } catch (error) {
     writeLine(
       io.stderr,
-      `mcp-elicitation-guard audit-schema: reading the input failed after line ${lineNumber}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `mcp-elicitation-guard audit-schema: reading the input failed after ` +
+        `line ${lineNumber}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
     return Exit.usage;
   }

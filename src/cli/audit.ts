@@ -76,7 +76,8 @@ function noteSkipped(io: CliIo, stats: ReadStats): void {
   if (stats.skipped > 0)
     writeLine(
       io.stderr,
-      `mcp-elicitation-guard audit: ${stats.skipped} of ${stats.lines} lines are not audit events (not JSON, or no "type" and "at"); skipped`,
+      `mcp-elicitation-guard audit: ${stats.skipped} of ${stats.lines} lines are not audit events (not JSON, or no "type" and ` +
+        `"at"); skipped`,
     );
 }
 
@@ -273,7 +274,8 @@ async function summary(file: string, filter: AuditFilter, json: boolean, io: Cli
     '',
     events === 0
       ? 'no matching events'
-      : `${events} event${events === 1 ? '' : 's'} from ${servers.size} server${servers.size === 1 ? '' : 's'}, ${iso(first)} to ${iso(last)}`,
+      : `${events} event${events === 1 ? '' : 's'} from ${servers.size} server${servers.size === 1 ? '' : 's'}, ${iso(first)} ` +
+          `to ${iso(last)}`,
   );
   writeLine(io.stdout, lines.join('\n'));
   noteSkipped(io, stats);

@@ -59,7 +59,9 @@ export function describeEvent(event: GuardEvent): EventLine | null {
       if (event.code === 'E_SENSITIVE_FIELD') return null;
       return {
         level: 'warn',
-        text: `BLOCK ${event.mode ?? 'elicitation'} from ${from}: ${event.code}${event.findings.length > 0 && event.code === 'E_URL_BLOCKED' ? ` (${list(event.findings)})` : ''}: ${clean(event.reason)}`,
+        text: `BLOCK ${event.mode ?? 'elicitation'} from ${from}: ${event.code}${
+          event.findings.length > 0 && event.code === 'E_URL_BLOCKED' ? ` (${list(event.findings)})` : ''
+        }: ${clean(event.reason)}`,
       };
     case 'elicitation.forwarded': {
       const host = event.host === null ? '' : ` ${clean(event.host, 120)}`;
@@ -70,12 +72,16 @@ export function describeEvent(event: GuardEvent): EventLine | null {
     case 'content.withheld':
       return {
         level: 'warn',
-        text: `WITHHELD answer to ${from}: ${event.code} in ${event.fields.length > 0 ? event.fields.map(quoted).join(', ') : 'the content'}; the server got "cancel"`,
+        text: `WITHHELD answer to ${from}: ${event.code} in ${
+          event.fields.length > 0 ? event.fields.map(quoted).join(', ') : 'the content'
+        }; the server got "cancel"`,
       };
     case 'url-required.filtered':
       return {
         level: 'warn',
-        text: `FILTER -32042 from ${from}: kept ${event.kept}, removed ${event.removed}${event.code === null ? '' : ` (${event.code})`}${event.findings.length > 0 ? `: ${list(event.findings)}` : ''}`,
+        text: `FILTER -32042 from ${from}: kept ${event.kept}, removed ${event.removed}${
+          event.code === null ? '' : ` (${event.code})`
+        }${event.findings.length > 0 ? `: ${list(event.findings)}` : ''}`,
       };
     case 'retry.refused':
       return { level: 'warn', text: `REFUSE retry to ${from}: ${event.code}: ${clean(event.reason)}` };
@@ -89,14 +95,18 @@ export function describeEvent(event: GuardEvent): EventLine | null {
     case 'url.audited':
       return {
         level: 'warn',
-        text: `AUDIT url from ${from}${event.host === null ? '' : ` ${clean(event.host, 120)}`}: would block (${list(event.findings)}), let through (url.onBlock is "audit")`,
+        text:
+          `AUDIT url from ${from}${event.host === null ? '' : ` ${clean(event.host, 120)}`}: would block ` +
+          `(${list(event.findings)}), let through (url.onBlock is "audit")`,
       };
     case 'protocol.violation':
       return { level: 'warn', text: `VIOLATION from ${from}: ${event.code}: ${clean(event.reason)}` };
     case 'url-required.loop':
       return {
         level: 'warn',
-        text: `LOOP input required from ${from}: round ${event.round}, the same URL again (${event.hosts.map((h) => clean(h, 120)).join(', ')})`,
+        text:
+          `LOOP input required from ${from}: round ${event.round}, the same URL again ` +
+          `(${event.hosts.map((h) => clean(h, 120)).join(', ')})`,
       };
     case 'session.era':
       return { level: 'info', text: `ERA ${from}: ${event.era} (protocol ${clean(event.protocolVersion ?? '?', 40)})` };
@@ -105,7 +115,9 @@ export function describeEvent(event: GuardEvent): EventLine | null {
     case 'issuing.changed':
       return {
         level: 'warn',
-        text: `ROLLBACK issuing ${event.issuing} (${from}): ${event.issuing === 'stopped' ? 'new URL elicitations are declined' : 'URL elicitations are let through again'}`,
+        text: `ROLLBACK issuing ${event.issuing} (${from}): ${
+          event.issuing === 'stopped' ? 'new URL elicitations are declined' : 'URL elicitations are let through again'
+        }`,
       };
     case 'nonces.revoked':
       return { level: 'warn', text: `ROLLBACK revoked ${event.revoked} outstanding nonce(s) (${from})` };
@@ -133,7 +145,9 @@ export function describeEvent(event: GuardEvent): EventLine | null {
     case 'receipt.business':
       return {
         level: 'debug',
-        text: `RECEIPT business ${clean(event.receipt, 80)}: request ${clean(String(event.requestId), 80)}, ${event.lineage} lineage, retry ${event.retryGeneration}`,
+        text:
+          `RECEIPT business ${clean(event.receipt, 80)}: request ${clean(String(event.requestId), 80)}, ${event.lineage} ` +
+          `lineage, retry ${event.retryGeneration}`,
       };
     default: {
       const unknown = event as { type?: unknown };

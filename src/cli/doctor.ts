@@ -93,7 +93,8 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
   } catch (error) {
     line(
       'FAIL',
-      `better-sqlite3 does not load (${(error as Error).message.split('\n')[0]}): the proxy would keep receipts in memory only; reinstall the package (npm install -g mcp-elicitation-guard, or npm rebuild better-sqlite3 in its folder)`,
+      `better-sqlite3 does not load (${(error as Error).message.split('\n')[0]}): the proxy would keep receipts in memory ` +
+        `only; reinstall the package (npm install -g mcp-elicitation-guard, or npm rebuild better-sqlite3 in its folder)`,
     );
   }
 
@@ -112,7 +113,8 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
     } catch (error) {
       line(
         'FAIL',
-        `ledger ${ledgerFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: pass --ledger FILE (to the proxy too) with a path this user can write`,
+        `ledger ${ledgerFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: pass --ledger FILE (to ` +
+          `the proxy too) with a path this user can write`,
       );
     }
   }
@@ -127,7 +129,8 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
       document = loadPolicy(file);
       line(
         'ok',
-        `policy ${file} validates (${Object.keys(document.servers).length} server entr${Object.keys(document.servers).length === 1 ? 'y' : 'ies'})`,
+        `policy ${file} validates (${Object.keys(document.servers).length} server ` +
+          `entr${Object.keys(document.servers).length === 1 ? 'y' : 'ies'})`,
       );
     } catch (error) {
       if (!GuardError.is(error)) throw error;
@@ -195,14 +198,18 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
         const hint = nearest(entry.serverKey, Object.keys(document.servers));
         line(
           'FAIL',
-          `${where}: --server ${JSON.stringify(entry.serverKey)} is not a key of ${policyFile}'s "servers"${hint === null ? '' : ` (did you mean ${JSON.stringify(hint)}?)`}: the proxy will refuse to start; add it or run install --policy again`,
+          `${where}: --server ${JSON.stringify(entry.serverKey)} is not a key of ${policyFile}'s ` +
+            `"servers"${
+              hint === null ? '' : ` (did you mean ${JSON.stringify(hint)}?)`
+            }: the proxy will refuse to start; add it or run install --policy again`,
         );
       }
     }
     if (wrapped === 0)
       line(
         'warn',
-        `${HOSTS[host].label} config ${file}: no entry runs through the guard (run: mcp-elicitation-guard install --host ${host}${given && file !== defaultConfigPath(host, { platform, home, env }) ? ` --config ${file}` : ''})`,
+        `${HOSTS[host].label} config ${file}: no entry runs through the guard (run: mcp-elicitation-guard install ` +
+          `--host ${host}${given && file !== defaultConfigPath(host, { platform, home, env }) ? ` --config ${file}` : ''})`,
       );
   }
   for (const command of commands) {
@@ -210,7 +217,8 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
     if (found === null)
       line(
         'warn',
-        `"${command}" is not on this shell's PATH: the host may not find it either (install the package globally, or install --command /absolute/path)`,
+        `"${command}" is not on this shell's PATH: the host may not find it either (install the package globally, or install ` +
+          `--command /absolute/path)`,
       );
     else line('ok', `"${command}" resolves to ${found}`);
   }

@@ -212,17 +212,20 @@ export function formsReport(s: FormsSummary): string[] {
   const out: string[] = [];
   out.push(`labelled forms: ${s.rows} rows from ${s.files.map(escapeText).join(', ')}`);
   out.push(
-    `  sensitive (expected block):       ${s.sensitive.rows} rows, blocked ${s.sensitive.blocked} — let through ${s.sensitive.letThrough} (${percent(s.sensitive.letThroughRate)})`,
+    `  sensitive (expected block):       ${s.sensitive.rows} rows, blocked ${s.sensitive.blocked} — let ` +
+      `through ${s.sensitive.letThrough} (${percent(s.sensitive.letThroughRate)})`,
   );
   out.push(
-    `  ordinary  (expected allow/warn):  ${s.ordinary.rows} rows, blocked ${s.ordinary.blocked} — false block rate ${percent(s.ordinary.falseBlockRate)}; warned ${s.ordinary.warned}; expected warn but allowed ${s.warnMissed}`,
+    `  ordinary  (expected allow/warn):  ${s.ordinary.rows} rows, blocked ${s.ordinary.blocked} — false block ` +
+      `rate ${percent(s.ordinary.falseBlockRate)}; warned ${s.ordinary.warned}; expected warn but allowed ${s.warnMissed}`,
   );
   out.push('', 'form misses by category:');
   const width = Math.max(8, ...s.categories.map((c) => c.category.length));
   out.push(`  ${'category'.padEnd(width)}  rows  misses  let-through  blocked`);
   for (const c of s.categories) {
     out.push(
-      `  ${escapeText(c.category).padEnd(width)}  ${String(c.rows).padStart(4)}  ${String(c.misses).padStart(6)}  ${String(c.sensitiveLetThrough).padStart(11)}  ${String(c.ordinaryBlocked).padStart(7)}`,
+      `  ${escapeText(c.category).padEnd(width)}  ${String(c.rows).padStart(4)}  ${String(c.misses).padStart(6)} ` +
+        ` ${String(c.sensitiveLetThrough).padStart(11)}  ${String(c.ordinaryBlocked).padStart(7)}`,
     );
   }
   const missed = s.categories.flatMap((c) => c.missed.map((m) => ({ category: c.category, ...m })));
@@ -230,14 +233,16 @@ export function formsReport(s: FormsSummary): string[] {
     out.push('', 'missed forms:');
     for (const m of missed)
       out.push(
-        `  [${escapeText(m.category)}] ${escapeText(m.file)}:${m.line} ${escapeText(m.id)} expected ${m.expected}, got ${m.verdict}${m.codes.length > 0 ? ` (${m.codes.map(escapeText).join(', ')})` : ''}`,
+        `  [${escapeText(m.category)}] ${escapeText(m.file)}:${m.line} ${escapeText(m.id)} expected ${m.expected}, ` +
+          `got ${m.verdict}${m.codes.length > 0 ? ` (${m.codes.map(escapeText).join(', ')})` : ''}`,
       );
   }
   if (s.fieldMismatches.length > 0) {
     out.push('', `field classes that differ from the labels: ${s.fieldMismatches.length}`);
     for (const f of s.fieldMismatches.slice(0, MISMATCHES_LISTED))
       out.push(
-        `  ${escapeText(f.file)}:${f.line} ${escapeText(f.id)} field ${escapeText(JSON.stringify(f.field))}: expected ${f.expected}, got ${f.got ?? 'missing'}`,
+        `  ${escapeText(f.file)}:${f.line} ${escapeText(f.id)} field ${escapeText(JSON.stringify(f.field))}: ` +
+          `expected ${f.expected}, got ${f.got ?? 'missing'}`,
       );
     if (s.fieldMismatches.length > MISMATCHES_LISTED)
       out.push(`  … and ${s.fieldMismatches.length - MISMATCHES_LISTED} more (--json lists all)`);

@@ -351,7 +351,8 @@ function byFileReport(files: readonly LabelledFileResult[]): string[] {
   const out = ['', 'by file:'];
   for (const f of files) {
     out.push(
-      `  ${escapeText(f.file)}: ${f.rows} rows; malicious blocked ${f.blocked}/${f.malicious}; legitimate blocked ${f.legitimateBlocked}/${f.legitimate}; ${f.misses} missed`,
+      `  ${escapeText(f.file)}: ${f.rows} rows; malicious blocked ${f.blocked}/${f.malicious}; legitimate ` +
+        `blocked ${f.legitimateBlocked}/${f.legitimate}; ${f.misses} missed`,
     );
   }
   return out;
@@ -374,10 +375,12 @@ function humanReport(summary: EvalSummary): string {
   if (labelled.files.length > 0) {
     out.push(`labelled corpus: ${labelled.rows} rows from ${labelled.files.map(escapeText).join(', ')}`);
     out.push(
-      `  malicious  (expected block):      ${labelled.malicious.rows} rows, blocked ${labelled.malicious.blocked} — block rate ${percent(labelled.malicious.blockRate)}`,
+      `  malicious  (expected block):      ${labelled.malicious.rows} rows, blocked ${labelled.malicious.blocked} — block ` +
+        `rate ${percent(labelled.malicious.blockRate)}`,
     );
     out.push(
-      `  legitimate (expected allow/warn): ${labelled.legitimate.rows} rows, blocked ${labelled.legitimate.blocked} — false rejection rate ${percent(labelled.legitimate.falseRejectionRate)}; warned ${labelled.legitimate.warned}`,
+      `  legitimate (expected allow/warn): ${labelled.legitimate.rows} rows, blocked ${labelled.legitimate.blocked} — false ` +
+        `rejection rate ${percent(labelled.legitimate.falseRejectionRate)}; warned ${labelled.legitimate.warned}`,
     );
     out.push(...byFileReport(labelled.byFile));
     out.push('', 'misses by category:');
@@ -390,7 +393,8 @@ function humanReport(summary: EvalSummary): string {
       out.push('', 'missed rows:');
       for (const m of missed)
         out.push(
-          `  [${escapeText(m.category)}] ${escapeText(m.file)}:${m.line} expected ${m.expected}, got ${m.verdict}${m.codes.length > 0 ? ` (${m.codes.map(escapeText).join(', ')})` : ''}: ${shown(m.url)}`,
+          `  [${escapeText(m.category)}] ${escapeText(m.file)}:${m.line} expected ${m.expected}, ` +
+            `got ${m.verdict}${m.codes.length > 0 ? ` (${m.codes.map(escapeText).join(', ')})` : ''}: ${shown(m.url)}`,
         );
     }
   }
@@ -399,7 +403,8 @@ function humanReport(summary: EvalSummary): string {
     out.push('legitimate host lists:');
     for (const f of summary.legitFiles) {
       out.push(
-        `  ${escapeText(f.file)}: ${f.hosts} hosts, blocked ${f.blocked} — false rejection rate ${percent(f.hosts === 0 ? null : f.falseRejectionRate)}; warned ${f.warned}`,
+        `  ${escapeText(f.file)}: ${f.hosts} hosts, blocked ${f.blocked} — false rejection ` +
+          `rate ${percent(f.hosts === 0 ? null : f.falseRejectionRate)}; warned ${f.warned}`,
       );
       for (const b of f.blockedHosts.slice(0, LEGIT_LISTED))
         out.push(`    blocked ${shown(b.host)} (${b.codes.map(escapeText).join(', ')})`);

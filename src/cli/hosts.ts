@@ -157,7 +157,11 @@ export function classifyEntry(value: unknown): EntryKind {
   if (type === 'http' || type === 'sse' || type === 'streamable-http' || (entry.command === undefined && typeof entry.url === 'string')) {
     return {
       kind: 'remote',
-      reason: `a remote ${type ?? 'HTTP'} server: the host connects to it directly (with its own headers or OAuth), so there is no process for the stdio proxy to sit in front of`,
+      reason:
+        `a remote ${
+          type ?? 'HTTP'
+        } server: the host connects to it directly (with its own headers or OAuth), so there is no process for the stdio proxy ` +
+        `to sit in front of`,
     };
   }
   if (type !== undefined && type !== 'stdio') return { kind: 'invalid', reason: `unknown server type ${JSON.stringify(type)}` };

@@ -73,7 +73,8 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   if (location.kind === 'sqlite' && !ledgerExists(location)) {
     writeLine(
       io.stderr,
-      `mcp-elicitation-guard ledger serve: no ledger at ${location.display} (the proxy creates it on first use; pass --ledger FILE or --ledger memory)`,
+      `mcp-elicitation-guard ledger serve: no ledger at ${location.display} (the proxy creates it on first use; pass --ledger ` +
+        `FILE or --ledger memory)`,
     );
     return Exit.usage;
   }
@@ -116,13 +117,16 @@ export async function ledgerServeCommand(argv: readonly string[], io: ServeIo): 
   if (listenAnywhere)
     writeLine(
       io.stderr,
-      `mcp-elicitation-guard ledger serve: WARNING: listening on every address (port ${page.port}); anyone who can reach this machine and has the key can change flows`,
+      `mcp-elicitation-guard ledger serve: WARNING: listening on every address (port ${page.port}); anyone who can reach this ` +
+        `machine and has the key can change flows`,
     );
   // Printed once: the key is in this line only, and opening it swaps it for a cookie.
   writeLine(io.stdout, `query page: ${page.accessUrl}`);
   writeLine(
     io.stderr,
-    `mcp-elicitation-guard ledger serve: serving ${location.kind === 'memory' ? 'an in-memory ledger' : `the ledger ${location.display}`} at ${page.url}/ (Ctrl-C stops it)`,
+    `mcp-elicitation-guard ledger serve: serving ${
+      location.kind === 'memory' ? 'an in-memory ledger' : `the ledger ${location.display}`
+    } at ${page.url}/ (Ctrl-C stops it)`,
   );
   if (values.open === true) {
     const open = io.openUrl ?? (async (url: string) => void (await (await import('open')).default(url)));

@@ -176,8 +176,12 @@ async function show(ledger: Ledger, id: string, json: boolean, io: CliIo): Promi
   const r = stored.record;
   const lines = [
     `navigation ${r.id}`,
-    `  state:        ${stored.flow.state}${stored.flow.trigger === null ? '' : ` (on ${stored.flow.trigger}, ${iso(stored.flow.updatedAt)})`}`,
-    `  server:       ${printable(r.server.name ?? '-')} ${printable(r.server.version ?? '')} (key ${printable(r.server.key ?? '-')})`.trimEnd(),
+    `  state:        ${stored.flow.state}${
+      stored.flow.trigger === null ? '' : ` (on ${stored.flow.trigger}, ${iso(stored.flow.updatedAt)})`
+    }`,
+    (
+      `  server:       ${printable(r.server.name ?? '-')} ${printable(r.server.version ?? '')} ` + `(key ${printable(r.server.key ?? '-')})`
+    ).trimEnd(),
     `  elicitation:  ${printable(r.elicitationId)}`,
     `  target:       ${hostOf(stored)} (url sha256 ${r.target.urlDigest})`,
     `  redirects:    ${r.redirectPolicy === 'any' ? 'any' : r.redirectPolicy.length === 0 ? 'none' : r.redirectPolicy.join(', ')}`,

@@ -134,7 +134,9 @@ export async function proxyCommand(argv: readonly string[], io: ProxyIo): Promis
     const keys = Object.keys(policy.servers);
     const hint = nearest(values.server, keys);
     throw new UsageError(
-      `--server ${JSON.stringify(values.server)} is not a key of the policy's "servers"${hint === null ? '' : ` (did you mean ${JSON.stringify(hint)}?)`}; ` +
+      `--server ${JSON.stringify(values.server)} is not a key of the policy's "servers"${
+        hint === null ? '' : ` (did you mean ${JSON.stringify(hint)}?)`
+      }; ` +
         (keys.length === 0
           ? 'the policy has no "servers" entries: add one, e.g. "servers": { ' + JSON.stringify(values.server) + ': {} }'
           : `its keys: ${keys.map((k) => JSON.stringify(k)).join(', ')}`),
@@ -255,7 +257,8 @@ async function startUi(
   } catch (error) {
     await page.close();
     options.log(
-      `mcp-elicitation-guard proxy: cannot write the query page's access link to ${accessFile} (${(error as Error).message}); running without the page`,
+      `mcp-elicitation-guard proxy: cannot write the query page's access link to ${accessFile} (${(error as Error).message}); ` +
+        `running without the page`,
     );
     return null;
   }
@@ -283,7 +286,9 @@ async function openProxyLedger(option: string | undefined, io: ProxyIo, log: (li
       const health = (ledger as { health?: () => { up: boolean; reason: string | null } }).health?.();
       if (health !== undefined && !health.up)
         log(
-          `mcp-elicitation-guard proxy: the ledger at ${location.display} cannot be reached yet (${health.reason ?? 'unknown'}); URL elicitations fail closed until it answers`,
+          `mcp-elicitation-guard proxy: the ledger at ${location.display} cannot be reached yet (${
+            health.reason ?? 'unknown'
+          }); URL elicitations fail closed until it answers`,
         );
       return ledger;
     } catch (error) {
@@ -296,7 +301,8 @@ async function openProxyLedger(option: string | undefined, io: ProxyIo, log: (li
   } catch (error) {
     // The guard must not stop a host from working because receipts cannot be made durable: it says so.
     log(
-      `mcp-elicitation-guard proxy: cannot open the SQLite ledger ${location.target} (${(error as Error).message}); receipts are kept in memory only`,
+      `mcp-elicitation-guard proxy: cannot open the SQLite ledger ${location.target} (${(error as Error).message}); receipts ` +
+        `are kept in memory only`,
     );
     return new MemoryLedger();
   }

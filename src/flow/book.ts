@@ -443,7 +443,8 @@ export class FlowBook<A = unknown> {
           ruling: 'refuse',
           code: 'E_RETRY_WHILE_IN_FLIGHT',
           reason:
-            'a request with the same digest is still in flight and a URL elicitation may belong to it; the server would run the operation twice',
+            'a request with the same digest is still in flight and a URL elicitation may belong to it; the server would run ' +
+            'the operation twice',
         };
       }
     }

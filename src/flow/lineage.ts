@@ -165,14 +165,18 @@ export const LINEAGE_RULES: { readonly [K in LineageKind]: LineageRules } = Obje
         return {
           allow: false,
           code: 'E_RETRY_EXHAUSTED',
-          reason: `the server answered this request with a URL elicitation requirement ${lineage.round} times in a row (policy retry.maxUrlRequiredRounds = ${maxRounds})`,
+          reason:
+            `the server answered this request with a URL elicitation requirement ${lineage.round} times in a row ` +
+            `(policy retry.maxUrlRequiredRounds = ${maxRounds})`,
         };
       }
       if (lineage.retriesUsed >= maxRetries) {
         return {
           allow: false,
           code: 'E_RETRY_EXHAUSTED',
-          reason: `the request was already retried ${lineage.retriesUsed} time(s) after its URL elicitation (policy retry.maxRetries = ${maxRetries})`,
+          reason:
+            `the request was already retried ${lineage.retriesUsed} time(s) after its URL elicitation (policy ` +
+            `retry.maxRetries = ${maxRetries})`,
         };
       }
       if (lineage.retryIds.size > 0) return inFlightRefusal('a retry of this request is already in flight');

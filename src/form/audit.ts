@@ -69,7 +69,9 @@ function sensitiveFinding(report: FieldReport, policy: Policy): Finding | null {
     case 'credential':
     case 'payment': {
       const severity = policy.form.onSensitive === 'block' ? 'error' : 'warning';
-      const message = `field ${field} asks for ${CLASS_WORDS[report.class]}${why}; form mode must not collect it (spec 2025-11-25): the server should use URL mode`;
+      const message =
+        `field ${field} asks for ${CLASS_WORDS[report.class]}${why}; form mode must not collect it (spec ` +
+        `2025-11-25): the server should use URL mode`;
       return { code: GuardCode.sensitiveField, severity, message, field: report.name };
     }
     case 'personal': {
@@ -102,7 +104,9 @@ function urlFinding(spec: FieldSpec): Finding | null {
   return {
     code: URL_IN_FORM,
     severity: 'warning',
-    message: `field ${quoteName(spec.name)}: its ${places.join(' and ')} hold a URL; form fields should not carry links (show it as plain text)`,
+    message: `field ${quoteName(spec.name)}: its ${places.join(
+      ' and ',
+    )} hold a URL; form fields should not carry links (show it as plain text)`,
     field: spec.name,
   };
 }
@@ -172,8 +176,10 @@ function audit(params: unknown, policy: Policy): FormAudit {
  * `requestedSchema` under `policy`. Never throws: an input it cannot judge blocks.
  *
  * @example
- *   auditForm({ message: 'Sign in', requestedSchema: { type: 'object', properties: { password: { type: 'string' } } } }, defaultPolicy.base)
- *   // → { verdict: 'block', fields: [{ name: 'password', class: 'credential', reasons: ['name:password'] }], findings: [E_SENSITIVE_FIELD …] }
+ *   auditForm({ message: 'Sign in', requestedSchema: { type: 'object', properties: { password: { type: 'string' } } } },
+ *     defaultPolicy.base)
+ *   // → { verdict: 'block', fields: [{ name: 'password', class: 'credential', reasons: ['name:password'] }], findings:
+ *     [E_SENSITIVE_FIELD …] }
  */
 export function auditForm(params: unknown, policy: Policy): FormAudit {
   try {

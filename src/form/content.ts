@@ -39,7 +39,9 @@ function secretFindings(name: string, value: unknown, shape: FieldShape | undefi
         {
           code: GuardCode.secretInContent,
           severity: 'error',
-          message: `field ${quoteName(name)} holds a value shaped like a secret (${match.kind}, ${match.rule}); secrets must not travel in form mode`,
+          message:
+            `field ${quoteName(name)} holds a value shaped like a secret (${match.kind}, ${match.rule}); secrets must ` +
+            `not travel in form mode`,
           field: name,
         },
       ];

@@ -107,7 +107,9 @@ class Reporter {
     this.findings.push({
       code: DEFAULT_WARNING,
       severity: 'warning',
-      message: `field ${quoteName(field)}: keyword "default" ${problem}; the field is optional, so the form is shown with the default to correct`,
+      message:
+        `field ${quoteName(field)}: keyword "default" ${problem}; the field is optional, so the form is shown with the ` +
+        `default to correct`,
       field,
     });
   }
@@ -443,7 +445,8 @@ export function readSchema(schema: unknown): SchemaReading {
     // No person fills in hundreds of fields; a form that large is a way to make the audit slow.
     if (entries.length > MAX_FIELDS)
       r.schema(
-        `requestedSchema: ${entries.length} properties is more than the ${MAX_FIELDS} a form may have; only the first ${MAX_FIELDS} were read`,
+        `requestedSchema: ${entries.length} properties is more than the ${MAX_FIELDS} a form may have; only the ` +
+          `first ${MAX_FIELDS} were read`,
       );
     for (const [name, raw] of entries.slice(0, MAX_FIELDS)) fields.push(readField(r, name, raw, declared && !requiredNames.has(name)));
   }

@@ -71,13 +71,15 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   Object.freeze({
     version: 3,
     summary:
-      'business receipts keyed by a sequential row number, the receipt id and the lineage as unique secondaries, columns instead of a JSON copy',
+      'business receipts keyed by a sequential row number, the receipt id and the lineage as unique secondaries, columns ' +
+      'instead of a JSON copy',
     // A receipt used to be a row keyed by its random id (a rowid table with a unique index on the
     // id and one on the lineage) plus a JSON copy of the columns. Business receipt ids are now
     // time-ordered, so with a sequential row key only the lineage index takes a random page per
     // receipt: about half the WAL per receipt. Rows keep their order; uniqueness is checked again
     // as they are copied (a file that broke it would fail the step and stay at version 2).
-    sql: `
+    sql:
+      `
       CREATE TABLE business_receipts_v3 (
         seq INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
@@ -91,8 +93,10 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
         at INTEGER NOT NULL,
         UNIQUE (session, lineage_kind, original_request_digest)
       ) STRICT;
-      INSERT INTO business_receipts_v3 (id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at)
-        SELECT id, session, lineage_kind, original_request_digest, record -> '$.requestId', record ->> '$.retryGeneration', record -> '$.requirementReceiptIds',
+      INSERT INTO business_receipts_v3 (id, session, lineage_kind, original_request_digest, request_id, retry_generation, ` +
+      `requirement_receipt_ids, response_digest, at)
+        SELECT id, session, lineage_kind, original_request_digest, record -> '$.requestId', record ->> '$.retryGeneration', ` +
+      `record -> '$.requirementReceiptIds',
                record ->> '$.responseDigest', at
         FROM business_receipts ORDER BY rowid;
       DROP TABLE business_receipts;
@@ -103,7 +107,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
     version: 4,
     summary: 'business receipts of the 2026-07-28 input-required lineage',
     // The same layout as step 3; only the lineage kinds allowed grow by one.
-    sql: `
+    sql:
+      `
       CREATE TABLE business_receipts_v4 (
         seq INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
@@ -119,7 +124,8 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ) STRICT;
       INSERT INTO business_receipts_v4 (seq, id, session, lineage_kind, original_request_digest, request_id, retry_generation,
                                         requirement_receipt_ids, response_digest, at)
-        SELECT seq, id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at
+        SELECT seq, id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids,` +
+      ` response_digest, at
         FROM business_receipts ORDER BY seq;
       DROP TABLE business_receipts;
       ALTER TABLE business_receipts_v4 RENAME TO business_receipts;

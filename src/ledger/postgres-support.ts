@@ -150,7 +150,8 @@ export async function migratePg(client: pg.ClientBase, schema: string, component
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mcp-elicitation-guard/${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
     await client.query(
-      `CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (component text NOT NULL, version integer NOT NULL, summary text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (component, version))`,
+      `CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (component text NOT NULL, version integer NOT NULL, summary ` +
+        `text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (component, version))`,
     );
     const { rows } = await client.query<{ version: number | null }>(
       `SELECT max(version) AS version FROM ${quoted}.schema_migrations WHERE component = $1`,

@@ -185,7 +185,8 @@ function statements(schema: string) {
       `WITH ins AS (
          INSERT INTO ${s}.navigations (id, elicitation_id, server_key, state, flow_trigger, created_at, expires_at, updated_at, record)
          VALUES ($1, $2, $3, 'CREATED', NULL, $4, $5, $4, $6) ON CONFLICT (id) DO NOTHING RETURNING id, created_at)
-       INSERT INTO ${s}.flow_transitions (navigation_id, from_state, to_state, flow_trigger, at) SELECT id, NULL, 'CREATED', NULL, created_at FROM ins RETURNING navigation_id`,
+       INSERT INTO ${s}.flow_transitions (navigation_id, from_state, to_state, flow_trigger, at) SELECT id, NULL, 'CREATED', ` +
+        `NULL, created_at FROM ins RETURNING navigation_id`,
     ),
     insertConsent: named(
       'insert_consent',
@@ -197,7 +198,8 @@ function statements(schema: string) {
     move: named(
       'move',
       `WITH cur AS (SELECT ${nav} FROM ${s}.navigations WHERE id = $1 FOR UPDATE),
-       upd AS (UPDATE ${s}.navigations n SET state = $3, flow_trigger = $4, updated_at = $5 FROM cur WHERE n.id = cur.id AND cur.state = $2 RETURNING n.id),
+       upd AS (UPDATE ${s}.navigations n SET state = $3, flow_trigger = $4, updated_at = $5 FROM cur WHERE n.id = cur.id AND ` +
+        `cur.state = $2 RETURNING n.id),
        tr AS (INSERT INTO ${s}.flow_transitions (navigation_id, from_state, to_state, flow_trigger, at) SELECT id, $2, $3, $4, $5 FROM upd)
        SELECT cur.*, (SELECT count(*) FROM upd)::int AS moved FROM cur`,
     ),

@@ -98,7 +98,8 @@ function prepare(db: Db) {
   const navigationColumns = 'id, state, flow_trigger, created_at, updated_at, record';
   return {
     insertNavigation: db.prepare<[string, string, string | null, string, number, number, number, string]>(
-      'INSERT INTO navigations (id, elicitation_id, server_key, state, flow_trigger, created_at, expires_at, updated_at, record) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)',
+      'INSERT INTO navigations (id, elicitation_id, server_key, state, flow_trigger, created_at, expires_at, updated_at, ' +
+        'record) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)',
     ),
     getNavigation: db.prepare<[string], NavigationRow>(`SELECT ${navigationColumns} FROM navigations WHERE id = ?`),
     listAll: db.prepare<[number], NavigationRow>(`SELECT ${navigationColumns} FROM navigations ORDER BY created_at DESC, id DESC LIMIT ?`),
@@ -122,7 +123,8 @@ function prepare(db: Db) {
       'SELECT record FROM consent_receipts WHERE navigation_id = ? ORDER BY at, rowid',
     ),
     insertBusiness: db.prepare<[string, string, string, string, string, number, string, string, number]>(
-      `INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at)
+      `INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, request_id, retry_generation, ` +
+        `requirement_receipt_ids, response_digest, at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session, lineage_kind, original_request_digest) DO NOTHING`,
     ),
     getBusiness: db.prepare<[string, string, string], BusinessRow>(
@@ -435,7 +437,9 @@ function groupFailure(error: unknown, writes: number): GuardError {
   const code = (error as { code?: unknown } | null)?.code;
   return new GuardError(
     GuardCode.ledgerUnavailable,
-    `the ledger could not commit a group of ${writes} write${writes === 1 ? '' : 's'} (${typeof code === 'string' ? code : 'error'}): ${(error as Error).message}`,
+    `the ledger could not commit a group of ${writes} write${writes === 1 ? '' : 's'} (${
+      typeof code === 'string' ? code : 'error'
+    }): ${(error as Error).message}`,
   );
 }
 

@@ -104,7 +104,9 @@ function unknownKeyMessage(path: readonly PropertyKey[], key: string): string {
     return `unknown key "allow": exceptions are per server, put them under servers.<key>.${String(last)}.allow`;
   }
   const hint = nearest(key, knownKeysAt(path));
-  return `unknown key ${JSON.stringify(key)}${hint === null ? ' (check the spelling; see policy.schema.json)' : ` (did you mean \`${hint}\`?)`}`;
+  return `unknown key ${JSON.stringify(key)}${
+    hint === null ? ' (check the spelling; see policy.schema.json)' : ` (did you mean \`${hint}\`?)`
+  }`;
 }
 
 /** Renders zod issues as `at <json path>: <what was expected>` lines. */

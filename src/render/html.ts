@@ -39,7 +39,8 @@ export function renderHtml(display: UrlDisplay, findings?: readonly Finding[]): 
     for (const f of shown) {
       const marker = f.severity === 'error' ? '✖' : '⚠';
       parts.push(
-        `<li class="meg-finding meg-finding-${f.severity}"><span class="meg-marker" role="img" aria-label="${f.severity}">${marker}</span> <code class="meg-code">${escapeHtml(f.code)}</code> ${escapeHtml(f.message)}</li>`,
+        `<li class="meg-finding meg-finding-${f.severity}"><span class="meg-marker" role="img" ` +
+          `aria-label="${f.severity}">${marker}</span> <code class="meg-code">${escapeHtml(f.code)}</code> ${escapeHtml(f.message)}</li>`,
       );
     }
     parts.push('</ul>');

@@ -22,11 +22,16 @@ export function bindingCookieName(flowId: string, secure: boolean): string {
 
 export function bindingCookie(flowId: string, value: string, maxAgeMs: number, options: BindingCookieOptions): string {
   const maxAge = Math.max(1, Math.ceil(maxAgeMs / 1000));
-  return `${bindingCookieName(flowId, options.secure)}=${value}; Path=${options.path}; HttpOnly; SameSite=Lax${options.secure ? '; Secure' : ''}; Max-Age=${maxAge}`;
+  return (
+    `${bindingCookieName(flowId, options.secure)}=${value}; Path=${options.path}; HttpOnly; ` +
+    `SameSite=Lax${options.secure ? '; Secure' : ''}; Max-Age=${maxAge}`
+  );
 }
 
 export function clearBindingCookie(flowId: string, options: BindingCookieOptions): string {
-  return `${bindingCookieName(flowId, options.secure)}=; Path=${options.path}; HttpOnly; SameSite=Lax${options.secure ? '; Secure' : ''}; Max-Age=0`;
+  return `${bindingCookieName(flowId, options.secure)}=; Path=${options.path}; HttpOnly; SameSite=Lax${
+    options.secure ? '; Secure' : ''
+  }; Max-Age=0`;
 }
 
 /** Whether the request's cookies carry this flow's binding whose digest is `expectedDigest`. */

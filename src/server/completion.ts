@@ -253,7 +253,8 @@ function checkEntry(value: unknown, index: number, allowHttpLoopback: boolean): 
     if (match !== null)
       throw invalidEntry(
         index,
-        `url query parameter ${JSON.stringify(name)} holds a value shaped like a secret (${match.rule}); send a connect link, not a pre-authenticated one`,
+        `url query parameter ${JSON.stringify(name)} holds a value shaped like a secret (${match.rule}); send a connect link, ` +
+          `not a pre-authenticated one`,
       );
   }
   if (url.hash !== '' && findSecret(safeDecode(url.hash.slice(1))) !== null)
@@ -267,7 +268,8 @@ function checkEntry(value: unknown, index: number, allowHttpLoopback: boolean): 
  * `E_URL_ELICITATION_INVALID` otherwise; the message names the entry's index, never its URL.
  *
  * @example
- *   throw urlElicitationRequired([{ elicitationId: id, url: `https://mcp.example.com/connect?elicitationId=${id}`, message: 'Connect your GitHub account' }]);
+ *   throw urlElicitationRequired([{ elicitationId: id, url: `https://mcp.example.com/connect?elicitationId=${id}`, message:
+ *     'Connect your GitHub account' }]);
  */
 export function urlElicitationRequired(
   elicitations: readonly UrlElicitationEntry[],

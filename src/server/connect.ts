@@ -244,7 +244,8 @@ const REFUSAL = {
       403,
       ConnectCode.otherBrowser,
       'Wrong browser',
-      "This sign-in response was opened in a different browser from the one that started the connection. Nothing was connected. If someone asked you for this page's address, do not send it.",
+      'This sign-in response was opened in a different browser from the one that started the connection. Nothing was ' +
+        "connected. If someone asked you for this page's address, do not send it.",
     ),
   accountMismatch: () =>
     refused(
@@ -314,7 +315,8 @@ export class ConnectService {
         throw configError(`${what} must use https (set allowInsecureRequests for local development on a loopback host only)`);
       if (!isSecureOrLoopback(url))
         throw configError(
-          `${what} uses plain http on ${JSON.stringify(url.hostname)}, which is not a loopback host: allowInsecureRequests is for localhost, 127.0.0.0/8 and [::1] only; use https everywhere else`,
+          `${what} uses plain http on ${JSON.stringify(url.hostname)}, which is not a loopback host: allowInsecureRequests is ` +
+            `for localhost, 127.0.0.0/8 and [::1] only; use https everywhere else`,
         );
     }
     if (options.providerSubjectFor !== undefined && typeof options.providerSubjectFor !== 'function')

@@ -226,7 +226,8 @@ function connectStatements(schema: string) {
   return {
     insert: named(
       'insert',
-      `INSERT INTO ${s}.connect_flows (id, elicitation_id, subject, session, purpose, created_at, expires_at, status, attempt, live_state, retired_reason, ended_at)
+      `INSERT INTO ${s}.connect_flows (id, elicitation_id, subject, session, purpose, created_at, expires_at, status, attempt,` +
+        ` live_state, retired_reason, ended_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
     ),
     get: named('get', `SELECT ${COLUMNS} FROM ${s}.connect_flows WHERE id = $1`),
@@ -234,7 +235,8 @@ function connectStatements(schema: string) {
     startAttempt: named(
       'start_attempt',
       `WITH old AS (SELECT id, live_state, expires_at FROM ${s}.connect_flows WHERE id = $1 AND status = 'pending' FOR UPDATE),
-       tomb AS (INSERT INTO ${s}.connect_used_states (digest, flow_id, until) SELECT live_state, id, expires_at FROM old WHERE live_state IS NOT NULL ON CONFLICT DO NOTHING),
+       tomb AS (INSERT INTO ${s}.connect_used_states (digest, flow_id, until) SELECT live_state, id, expires_at FROM old ` +
+        `WHERE live_state IS NOT NULL ON CONFLICT DO NOTHING),
        upd AS (UPDATE ${s}.connect_flows f SET attempt = $2, live_state = $3 FROM old WHERE f.id = old.id RETURNING f.id)
        SELECT count(*)::int AS moved FROM upd`,
     ),
@@ -244,18 +246,22 @@ function connectStatements(schema: string) {
       `WITH old AS (SELECT ${COLUMNS}, live_state FROM ${s}.connect_flows WHERE live_state = $1 FOR UPDATE),
        tomb AS (INSERT INTO ${s}.connect_used_states (digest, flow_id, until) SELECT $1, id, expires_at FROM old ON CONFLICT DO NOTHING),
        upd AS (UPDATE ${s}.connect_flows f SET live_state = NULL, attempt = NULL FROM old WHERE f.id = old.id RETURNING f.id)
-       SELECT old.id, old.elicitation_id, old.subject, old.session, old.purpose, old.created_at, old.expires_at, old.status, old.attempt, old.retired_reason, old.ended_at FROM old JOIN upd ON upd.id = old.id`,
+       SELECT old.id, old.elicitation_id, old.subject, old.session, old.purpose, old.created_at, old.expires_at, old.status, ` +
+        `old.attempt, old.retired_reason, old.ended_at FROM old JOIN upd ON upd.id = old.id`,
     ),
     used: named(
       'used',
-      `SELECT u.flow_id, EXISTS (SELECT 1 FROM ${s}.connect_flows f WHERE f.id = u.flow_id) AS kept FROM ${s}.connect_used_states u WHERE u.digest = $1`,
+      `SELECT u.flow_id, EXISTS (SELECT 1 FROM ${s}.connect_flows f WHERE f.id = u.flow_id) AS kept ` +
+        `FROM ${s}.connect_used_states u WHERE u.digest = $1`,
     ),
     complete: named('complete', `UPDATE ${s}.connect_flows SET status = 'completed', ended_at = $2 WHERE id = $1 AND status = 'pending'`),
     retire: named(
       'retire',
       `WITH old AS (SELECT id, live_state, expires_at FROM ${s}.connect_flows WHERE id = $1 AND status <> 'retired' FOR UPDATE),
-       tomb AS (INSERT INTO ${s}.connect_used_states (digest, flow_id, until) SELECT live_state, id, expires_at FROM old WHERE live_state IS NOT NULL ON CONFLICT DO NOTHING),
-       upd AS (UPDATE ${s}.connect_flows f SET status = 'retired', retired_reason = $2, ended_at = $3, live_state = NULL, attempt = NULL FROM old WHERE f.id = old.id RETURNING f.id)
+       tomb AS (INSERT INTO ${s}.connect_used_states (digest, flow_id, until) SELECT live_state, id, expires_at FROM old ` +
+        `WHERE live_state IS NOT NULL ON CONFLICT DO NOTHING),
+       upd AS (UPDATE ${s}.connect_flows f SET status = 'retired', retired_reason = $2, ended_at = $3, live_state = NULL, ` +
+        `attempt = NULL FROM old WHERE f.id = old.id RETURNING f.id)
        SELECT count(*)::int AS retired FROM upd`,
     ),
     sweepStates: named('sweep_states', `DELETE FROM ${s}.connect_used_states WHERE until <= $1`),
@@ -358,7 +364,8 @@ function vaultStatements(schema: string) {
     put: named(
       'put',
       `INSERT INTO ${s}.vault_secrets (subject, provider, iv, tag, data, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (subject, provider) DO UPDATE SET iv = excluded.iv, tag = excluded.tag, data = excluded.data, updated_at = excluded.updated_at`,
+       ON CONFLICT (subject, provider) DO UPDATE SET iv = excluded.iv, tag = excluded.tag, data = excluded.data, updated_at = ` +
+        `excluded.updated_at`,
     ),
     get: named('get', `SELECT iv, tag, data FROM ${s}.vault_secrets WHERE subject = $1 AND provider = $2`),
     delete: named('delete', `DELETE FROM ${s}.vault_secrets WHERE subject = $1 AND provider = $2`),

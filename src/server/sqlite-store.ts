@@ -59,7 +59,10 @@ export class SqliteConnectFlowStore implements ConnectFlowStore {
     this.#db = db;
     const sql = {
       insert: db.prepare(
-        `INSERT INTO connect_flows (${COLUMNS.replace('retired_reason', 'live_state, retired_reason')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO connect_flows (${COLUMNS.replace(
+          'retired_reason',
+          'live_state, retired_reason',
+        )}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       get: db.prepare<[string], ConnectFlowRow>(`SELECT ${COLUMNS} FROM connect_flows WHERE id = ?`),
       byState: db.prepare<[string], ConnectFlowRow & { live_state: string }>(
@@ -78,7 +81,8 @@ export class SqliteConnectFlowStore implements ConnectFlowStore {
         "UPDATE connect_flows SET status = 'completed', ended_at = ? WHERE id = ? AND status = 'pending'",
       ),
       retire: db.prepare<[string, number, string]>(
-        "UPDATE connect_flows SET status = 'retired', retired_reason = ?, ended_at = ?, live_state = NULL, attempt = NULL WHERE id = ? AND status <> 'retired'",
+        "UPDATE connect_flows SET status = 'retired', retired_reason = ?, ended_at = ?, live_state = NULL, attempt = NULL " +
+          "WHERE id = ? AND status <> 'retired'",
       ),
       sweepFlows: db.prepare<[number]>('DELETE FROM connect_flows WHERE expires_at <= ?'),
       sweepStates: db.prepare<[number]>('DELETE FROM connect_used_states WHERE until <= ?'),
@@ -129,7 +133,8 @@ export class SqliteConnectFlowStore implements ConnectFlowStore {
     } catch (error) {
       throw new GuardError(
         GuardCode.ledgerUnavailable,
-        `the SQLite connect flow store needs the optional dependency better-sqlite3 (npm install better-sqlite3): ${(error as Error).message}`,
+        `the SQLite connect flow store needs the optional dependency better-sqlite3 (npm install ` +
+          `better-sqlite3): ${(error as Error).message}`,
       );
     }
     let db: Database.Database;
@@ -219,7 +224,8 @@ function migrate(db: Database.Database): void {
       );
     for (const step of STEPS) if (step.version > current) db.exec(step.sql);
     db.prepare(
-      'INSERT INTO mcp_guard_components (component, version) VALUES (?, ?) ON CONFLICT (component) DO UPDATE SET version = excluded.version',
+      'INSERT INTO mcp_guard_components (component, version) VALUES (?, ?) ON CONFLICT (component) DO UPDATE SET version = ' +
+        'excluded.version',
     ).run('connect-flows', latest);
   }).immediate();
 }

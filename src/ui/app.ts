@@ -223,7 +223,9 @@ export function createQueryPageApp(options: QueryPageOptions, security: AppSecur
       text:
         revokedHere === null
           ? 'Revocation recorded: every proxy following the switch revokes its outstanding nonces within a second.'
-          : `Revoked ${revokedHere} outstanding nonce${revokedHere === 1 ? '' : 's'} here${rollback.scope.startsWith('every') ? '; every other proxy following the switch does within a second' : ''}.`,
+          : `Revoked ${revokedHere} outstanding nonce${revokedHere === 1 ? '' : 's'} here${
+              rollback.scope.startsWith('every') ? '; every other proxy following the switch does within a second' : ''
+            }.`,
     };
     return wantsJson(c) ? c.json({ ok: true, revoked: revokedHere }) : c.redirect('/rollback', 303);
   });

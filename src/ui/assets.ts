@@ -1,9 +1,12 @@
 /** The page's only style sheet and script, served from the page's own origin (the CSP allows nothing else). */
 
-export const APP_CSS = `
-:root { color-scheme: light; --fg: #1d232b; --muted: #5b6573; --line: #d9dee5; --bg: #f6f7f9; --panel: #fff; --accent: #1f5fbf; --warn: #9a5b00; --bad: #b42318; --good: #1a7f37; }
+export const APP_CSS =
+  `
+:root { color-scheme: light; --fg: #1d232b; --muted: #5b6573; --line: #d9dee5; --bg: #f6f7f9; --panel: #fff; --accent: ` +
+  `#1f5fbf; --warn: #9a5b00; --bad: #b42318; --good: #1a7f37; }
 * { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: var(--fg); background: var(--bg); }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: var(--fg); ` +
+  `background: var(--bg); }
 header.top { display: flex; align-items: center; gap: 24px; padding: 10px 24px; background: #15202f; color: #fff; }
 header.top .brand { font-weight: 600; letter-spacing: .2px; }
 header.top nav { display: flex; gap: 4px; }
@@ -23,7 +26,8 @@ code { font: 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace
 a { color: var(--accent); }
 .crumbs { margin: 0; color: var(--muted); }
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; margin: 14px 0; }
-.filters { display: flex; flex-wrap: wrap; gap: 12px; align-items: end; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; margin-bottom: 12px; }
+.filters { display: flex; flex-wrap: wrap; gap: 12px; align-items: end; background: var(--panel); border: 1px solid ` +
+  `var(--line); border-radius: 8px; padding: 10px 14px; margin-bottom: 12px; }
 .filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 3px; }
 select, input, button { font: inherit; }
 select, input[type=password] { padding: 4px 6px; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
@@ -59,11 +63,13 @@ mark.meg-registrable { background: #ffe58a; color: #000; font-weight: 600; paddi
 .meg-finding-error { color: var(--bad); }
 .meg-finding-warning { color: var(--warn); }
 .target-line { display: flex; align-items: center; gap: 6px; flex-wrap: wrap; }
-.state { display: inline-block; font: 600 11px/1.6 ui-monospace, monospace; padding: 0 6px; border-radius: 10px; background: #e8ecf1; color: #33404f; white-space: nowrap; }
+.state { display: inline-block; font: 600 11px/1.6 ui-monospace, monospace; padding: 0 6px; border-radius: 10px; background: ` +
+  `#e8ecf1; color: #33404f; white-space: nowrap; }
 .state-expired { background: #fde2e1; color: var(--bad); }
 .state-out-of-band-pending, .state-completion-notified, .state-user-retry { background: #fff0c2; color: #7a4d00; }
 .state-user-review, .state-navigation-accepted, .state-created { background: #e3ecfb; color: #1c4a8f; }
-.state-requirement-verified, .state-nested-server-continues, .state-error-retry-eligible, .state-optional-client-retry { background: #e1f3e6; color: #1a6a31; }
+.state-requirement-verified, .state-nested-server-continues, .state-error-retry-eligible, .state-optional-client-retry { ` +
+  `background: #e1f3e6; color: #1a6a31; }
 .state-original-response-accepted, .state-retry-response-accepted { background: #1a7f37; color: #fff; }
 .state-cancelled, .state-declined { background: #eceef1; color: #5b6573; }
 .overdue { font-size: 11px; color: var(--bad); font-weight: 600; }
@@ -79,14 +85,16 @@ dl.record dd { margin: 0; overflow-wrap: anywhere; }
 .schema { font: 12px ui-monospace, monospace; color: var(--muted); font-weight: 400; }
 ol.timeline { list-style: none; margin: 0; padding: 0 0 0 14px; border-left: 2px solid var(--line); }
 ol.timeline li { position: relative; padding: 4px 0 4px 10px; }
-ol.timeline li::before { content: ""; position: absolute; left: -20px; top: 11px; width: 10px; height: 10px; border-radius: 50%; background: var(--accent); }
+ol.timeline li::before { content: ""; position: absolute; left: -20px; top: 11px; width: 10px; height: 10px; border-radius: ` +
+  `50%; background: var(--accent); }
 ol.timeline .when { color: var(--muted); font-size: 12.5px; margin-right: 6px; }
 .trigger { color: var(--muted); }
 .decision { font-weight: 600; }
 .decision-accept { color: var(--good); }
 .decision-decline, .decision-cancel { color: var(--bad); }
 .cards { display: flex; gap: 12px; flex-wrap: wrap; margin: 10px 0; }
-.card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; min-width: 190px; display: flex; flex-direction: column; }
+.card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; min-width: 190px; ` +
+  `display: flex; flex-direction: column; }
 .card .big { font-size: 22px; font-weight: 600; }
 .card span:last-child { color: var(--muted); font-size: 12.5px; }
 svg.chart { max-width: 100%; height: auto; }

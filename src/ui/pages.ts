@@ -43,7 +43,9 @@ export function layout(title: string, tab: Tab, body: Html, ctx: { readonly flas
   const banner =
     flash === null
       ? ''
-      : html`<div class="flash flash-${flash.kind}" role="status">${flash.code === null ? '' : html`<code class="code">${flash.code}</code> `}${flash.text}</div>`;
+      : html`<div class="flash flash-${flash.kind}" role="status">${
+          flash.code === null ? '' : html`<code class="code">${flash.code}</code> `
+        }${flash.text}</div>`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -57,7 +59,11 @@ export function layout(title: string, tab: Tab, body: Html, ctx: { readonly flas
 <body>
 <header class="top">
 <span class="brand">mcp-elicitation-guard</span>
-<nav>${ctx === null ? '' : [nav('flows', 'Flows', '/'), nav('reconciliation', 'Reconciliation', '/reconciliation'), nav('rollback', 'Rollback', '/rollback')]}</nav>
+<nav>${
+    ctx === null
+      ? ''
+      : [nav('flows', 'Flows', '/'), nav('reconciliation', 'Reconciliation', '/reconciliation'), nav('rollback', 'Rollback', '/rollback')]
+  }</nav>
 </header>
 <main>
 ${banner}
@@ -69,7 +75,9 @@ ${body}
 }
 
 function stateBadge(state: FlowState, overdue = false): Html {
-  return html`<span class="state state-${state.toLowerCase().replace(/_/g, '-')}">${state}</span>${overdue ? html` <span class="overdue" title="pending past its expiry; no guard has recorded EXPIRED yet">past expiry</span>` : ''}`;
+  return html`<span class="state state-${state.toLowerCase().replace(/_/g, '-')}">${state}</span>${
+    overdue ? html` <span class="overdue" title="pending past its expiry; no guard has recorded EXPIRED yet">past expiry</span>` : ''
+  }`;
 }
 
 const analyses = new Map<string, Html>();
@@ -114,18 +122,28 @@ export function flowsPage(table: FlowTable, filters: FlowFilters, ctx: PageConte
   const option = (value: string, label: string, selected: boolean) =>
     html`<option value="${value}"${selected ? trusted(' selected') : ''}>${label}</option>`;
   const form = html`<form class="filters" method="get" action="/">
-<label>State <select name="state">${option('', 'any', filters.state === null)}${FLOW_STATES.map((s) => option(s, s, filters.state === s))}</select></label>
-<label>Server <select name="server">${option('', 'any', filters.server === null)}${table.servers.map((s) => option(s, s, filters.server === s))}</select></label>
-<label>Created <select name="age">${option('', 'any time', filters.age === null)}${Object.entries(AGE_FILTERS).map(([k, v]) => option(k, v.label, filters.age === k))}</select></label>
+<label>State <select name="state">${option('', 'any', filters.state === null)}${FLOW_STATES.map((s) =>
+    option(s, s, filters.state === s),
+  )}</select></label>
+<label>Server <select name="server">${option('', 'any', filters.server === null)}${table.servers.map((s) =>
+    option(s, s, filters.server === s),
+  )}</select></label>
+<label>Created <select name="age">${option('', 'any time', filters.age === null)}${Object.entries(AGE_FILTERS).map(([k, v]) =>
+    option(k, v.label, filters.age === k),
+  )}</select></label>
 <button type="submit">Filter</button>
 ${filters.state !== null || filters.server !== null || filters.age !== null ? html`<a class="reset" href="/">clear</a>` : ''}
 </form>`;
   const rows = table.rows.map(
     (r) => html`<tr class="${r.overdue || r.stored.flow.state === 'EXPIRED' ? 'attention' : ''}">
 <td>${stateBadge(r.stored.flow.state, r.overdue)}</td>
-<td class="flow"><a class="flow-link" href="/flows/${encodeURIComponent(r.stored.record.id)}" title="${r.stored.record.id}">${shortId(r.stored.record.id)}</a></td>
+<td class="flow"><a class="flow-link" href="/flows/${encodeURIComponent(r.stored.record.id)}" title="${r.stored.record.id}">${shortId(
+      r.stored.record.id,
+    )}</a></td>
 <td class="nowrap">${r.server}</td>
-<td class="nowrap">${r.subjectDigest === null ? html`<span class="none">none</span>` : html`<code title="sha256 of the subject">${r.subjectDigest}</code>`}</td>
+<td class="nowrap">${
+      r.subjectDigest === null ? html`<span class="none">none</span>` : html`<code title="sha256 of the subject">${r.subjectDigest}</code>`
+    }</td>
 <td class="purpose">${r.stored.record.purpose}</td>
 <td class="target">${targetHtml(r.stored, ctx.policy)}</td>
 <td>${iso(r.stored.record.createdAt)}</td>
@@ -136,12 +154,20 @@ ${filters.state !== null || filters.server !== null || filters.age !== null ? ht
   const body = html`<h1>Flows</h1>
 <p class="lead">URL-mode flows in the ledger: expired and pending ones first. Open one to retry it, confirm it or cancel it.</p>
 ${form}
-${table.truncated ? html`<p class="note">Showing the newest ${table.window} flows${filters.state === null ? '' : ` in ${filters.state}`} only.</p>` : ''}
+${
+  table.truncated
+    ? html`<p class="note">Showing the newest ${table.window} flows${filters.state === null ? '' : ` in ${filters.state}`} only.</p>`
+    : ''
+}
 ${
   table.rows.length === 0
-    ? html`<p class="empty">No flows${filters.state !== null || filters.server !== null || filters.age !== null ? ' match these filters' : ' in the ledger yet'}.</p>`
+    ? html`<p class="empty">No flows${
+        filters.state !== null || filters.server !== null || filters.age !== null ? ' match these filters' : ' in the ledger yet'
+      }.</p>`
     : html`<table class="flows">
-<thead><tr><th>State</th><th>Flow</th><th>Server</th><th>Subject</th><th>Purpose</th><th>Target</th><th>Created</th><th>Expires</th><th class="nowrap">In state</th></tr></thead>
+<thead><tr><th>State</th><th>Flow</th><th>Server</th><th>Subject</th><th>Purpose</th><th>Target</th><th>${trusted(
+        `Created</th><th>Expires</th><th class="nowrap">In state</th></tr></thead>`,
+      )}
 <tbody>${rows}</tbody>
 </table>`
 }`;
@@ -160,7 +186,12 @@ ${field('id', html`<code>${receipt.id}</code>`)}
 ${field('lineage', `${receipt.lineage.kind} (session ${receipt.lineage.session})`)}
 ${field('request id', JSON.stringify(receipt.requestId))}
 ${field('retry generation', receipt.retryGeneration)}
-${field('rests on consent receipts', receipt.requirementReceiptIds.length === 0 ? 'none' : html`${receipt.requirementReceiptIds.map((id, i) => html`${i > 0 ? ', ' : ''}<code>${id}</code>`)}`)}
+${field(
+  'rests on consent receipts',
+  receipt.requirementReceiptIds.length === 0
+    ? 'none'
+    : html`${receipt.requirementReceiptIds.map((id, i) => html`${i > 0 ? ', ' : ''}<code>${id}</code>`)}`,
+)}
 ${field('response sha256', html`<code>${receipt.responseDigest}</code>`)}
 ${field('accepted at', iso(receipt.at))}
 </dl>`;
@@ -179,10 +210,16 @@ ${hiddenCsrf(ctx.csrf)}
   const lineageKind = detail.business[0]?.lineage.kind ?? live?.lineage ?? null;
   const body = html`<p class="crumbs"><a href="/">Flows</a> / <code>${r.id}</code></p>
 <h1>Flow <code>${r.id}</code></h1>
-<p class="now">${stateBadge(stored.flow.state, detail.overdue)} ${stored.flow.trigger === null ? '' : html`on <code>${stored.flow.trigger}</code>, `}since ${iso(stored.flow.updatedAt)} (${duration(Math.max(0, ctx.now - stored.flow.updatedAt))})</p>
+<p class="now">${stateBadge(stored.flow.state, detail.overdue)} ${
+    stored.flow.trigger === null ? '' : html`on <code>${stored.flow.trigger}</code>, `
+  }since ${iso(stored.flow.updatedAt)} (${duration(Math.max(0, ctx.now - stored.flow.updatedAt))})</p>
 <section class="panel">
 <h2>Actions</h2>
-<p class="note">${ctx.live && live !== null ? 'This flow belongs to the guard running in this process: the actions go through it.' : 'The actions move the flow in the ledger, as the ledger command does.'}</p>
+<p class="note">${
+    ctx.live && live !== null
+      ? 'This flow belongs to the guard running in this process: the actions go through it.'
+      : 'The actions move the flow in the ledger, as the ledger command does.'
+  }</p>
 <div class="actions">
 ${action('retry', 'Retry', 'take up a pending or expired flow again (→ USER_RETRY)')}
 ${action('confirm', 'I have finished', 'the step in the browser is done (→ REQUIREMENT_VERIFIED)')}
@@ -196,7 +233,10 @@ ${
   live === null
     ? html`<p class="note">The ledger keeps the scheme, host and port only, and a digest of the whole URL.</p>`
     : html`<p class="note">The full URL, held in memory by the running guard (not in the ledger):</p>
-<div class="target-line">${trusted(renderUrl(live.analysis.display, 'html', live.analysis.findings))} ${copyControl(live.url, 'copy the full URL')}</div>`
+<div class="target-line">${trusted(renderUrl(live.analysis.display, 'html', live.analysis.findings))} ${copyControl(
+        live.url,
+        'copy the full URL',
+      )}</div>`
 }
 </section>
 <section class="panel">
@@ -204,7 +244,10 @@ ${
 <dl class="record">
 ${field('id', html`<code>${r.id}</code>`)}
 ${field('elicitationId', html`<code>${r.elicitationId}</code>`)}
-${field('server', `${r.server.name ?? '(no name)'} ${r.server.version ?? ''}`.trim() + (r.server.key === null ? '' : ` (key ${r.server.key})`))}
+${field(
+  'server',
+  `${r.server.name ?? '(no name)'} ${r.server.version ?? ''}`.trim() + (r.server.key === null ? '' : ` (key ${r.server.key})`),
+)}
 ${field('subject', r.subject)}
 ${field('originalRequestDigest', r.originalRequestDigest === null ? null : html`<code>${r.originalRequestDigest}</code>`)}
 ${field('target', html`${r.target.scheme}://${r.target.host}${r.target.port === null ? '' : `:${r.target.port}`}`)}
@@ -222,7 +265,9 @@ ${field('sessionGeneration', r.sessionGeneration)}
 <ol class="timeline">
 ${detail.history.map(
   (t) =>
-    html`<li><span class="when">${iso(t.at)}</span> ${t.from === null ? html`<span class="none">recorded</span>` : stateBadge(t.from)} → ${stateBadge(t.to)}${t.trigger === null ? '' : html` <span class="trigger">on <code>${t.trigger}</code></span>`}</li>`,
+    html`<li><span class="when">${iso(t.at)}</span> ${
+      t.from === null ? html`<span class="none">recorded</span>` : stateBadge(t.from)
+    } → ${stateBadge(t.to)}${t.trigger === null ? '' : html` <span class="trigger">on <code>${t.trigger}</code></span>`}</li>`,
 )}
 </ol>
 </section>
@@ -231,26 +276,55 @@ ${detail.history.map(
 ${
   detail.consents.length === 0
     ? html`<p class="empty">No consent decision recorded.</p>`
-    : html`<table class="receipts"><thead><tr><th>Decision</th><th>Receipt</th><th>What was shown (sha256)</th><th>At</th></tr></thead><tbody>
-${detail.consents.map((c) => html`<tr><td><span class="decision decision-${c.decision}">${c.decision}</span></td><td><code>${c.id}</code></td><td><code>${c.shownDigest}</code></td><td>${iso(c.at)}</td></tr>`)}
+    : html`<table class="receipts"><thead><tr><th>Decision</th><th>Receipt</th><th>What was shown ${trusted(
+        `(sha256)</th><th>At</th></tr></thead><tbody>`,
+      )}
+${detail.consents.map(
+  (c) =>
+    html`<tr><td><span class="decision decision-${c.decision}">${c.decision}${trusted(
+      '</span></td><td><code>',
+    )}${c.id}</code></td><td><code>${c.shownDigest}</code></td><td>${iso(c.at)}</td></tr>`,
+)}
 </tbody></table>`
 }
 </section>
 <section class="panel">
 <h2>Business receipt</h2>
-${detail.business.length === 0 ? html`<p class="empty">No original operation was accepted on this flow (yet).</p>` : detail.business.map(businessHtml)}
+${
+  detail.business.length === 0
+    ? html`<p class="empty">No original operation was accepted on this flow (yet).</p>`
+    : detail.business.map(businessHtml)
+}
 </section>
 <section class="panel">
 <h2>Lineage</h2>
 <dl class="record">
-${field('kind', lineageKind === null ? html`<span class="none">${r.originalRequestDigest === null ? 'none: the elicitation was not tied to a request' : 'not known from the ledger until an answer is accepted'}</span>` : lineageKind === 'nested' ? 'nested (inside the original request)' : 'error-retry (-32042, the original is sent again)')}
+${field(
+  'kind',
+  lineageKind === null
+    ? html`<span class="none">${
+        r.originalRequestDigest === null
+          ? 'none: the elicitation was not tied to a request'
+          : 'not known from the ledger until an answer is accepted'
+      }</span>`
+    : lineageKind === 'nested'
+      ? 'nested (inside the original request)'
+      : 'error-retry (-32042, the original is sent again)',
+)}
 ${field('original request sha256', r.originalRequestDigest === null ? null : html`<code>${r.originalRequestDigest}</code>`)}
 </dl>
 ${
   detail.rounds.length === 0
     ? ''
-    : html`<h3>Other rounds of the same request</h3><table class="receipts"><thead><tr><th>Flow</th><th>State</th><th>Created</th></tr></thead><tbody>
-${detail.rounds.map((s) => html`<tr><td><a href="/flows/${encodeURIComponent(s.record.id)}">${s.record.id}</a></td><td>${stateBadge(s.flow.state)}</td><td>${iso(s.record.createdAt)}</td></tr>`)}
+    : html`<h3>Other rounds of the same request</h3><table class="receipts"><thead><tr><th>Flow</th><th>${trusted(
+        `State</th><th>Created</th></tr></thead><tbody>`,
+      )}
+${detail.rounds.map(
+  (s) =>
+    html`<tr><td><a href="/flows/${encodeURIComponent(s.record.id)}">${s.record.id}</a></td><td>${stateBadge(s.flow.state)}</td><td>${iso(
+      s.record.createdAt,
+    )}</td></tr>`,
+)}
 </tbody></table>`
 }
 ${detail.relatedBusiness.length === 0 ? '' : html`<h3>Accepted on another round</h3>${detail.relatedBusiness.map(businessHtml)}`}
@@ -273,7 +347,9 @@ function chart(rec: Reconciliation): Html {
   const barArea = width - labelWidth - 50;
   const rowHeight = 28;
   const height = bars.length * rowHeight + 8;
-  return html`<svg class="chart" role="img" aria-labelledby="chart-title" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">
+  return html`<svg class="chart" role="img" aria-labelledby="chart-title" viewBox="0 0 ${width} ${height}"${trusted(
+    ' width="',
+  )}${width}" height="${height}" xmlns="http://www.w3.org/2000/svg">
 <title id="chart-title">How requirements were verified, and notices lost</title>
 ${bars.map((b, i) => {
   const y = 4 + i * rowHeight;
@@ -296,7 +372,12 @@ export function reconciliationPage(rec: Reconciliation, ctx: PageContext): strin
 <div class="card"><span class="big">${rec.noticesLost}</span><span>notices lost (time to live ran out)</span></div>
 <div class="card"><span class="big">${rec.verifiedBy.hand}</span><span>confirmed by hand</span></div>
 </div>
-<p class="note">Time to verification runs from opening the page to the requirement being verified, over ${plural(rec.timeToVerification.count, 'verified flow')}. Of the ${plural(rec.noticesLost, 'flow')} whose notice never came in time, ${rec.lostThenConfirmed} ${rec.lostThenConfirmed === 1 ? 'was' : 'were'} confirmed by hand and ${rec.lostStillWaiting} ${rec.lostStillWaiting === 1 ? 'is' : 'are'} still waiting.</p>
+<p class="note">Time to verification runs from opening the page to the requirement being verified, over ${plural(
+    rec.timeToVerification.count,
+    'verified flow',
+  )}. Of the ${plural(rec.noticesLost, 'flow')} whose notice never came in time, ${rec.lostThenConfirmed} ${
+    rec.lostThenConfirmed === 1 ? 'was' : 'were'
+  } confirmed by hand and ${rec.lostStillWaiting} ${rec.lostStillWaiting === 1 ? 'is' : 'are'} still waiting.</p>
 <section class="panel">
 <h2>How requirements were met</h2>
 ${chart(rec)}
@@ -323,26 +404,48 @@ export function rollbackPage(
 ): string {
   let controls: Html;
   if (control === null) {
-    controls = html`<p>There is no switch to set here: no guard runs in this process and the ledger is in memory, so nothing else follows it. State nonces live only in the memory of the guard that issued them.</p>
-<p>Serve the page over a ledger file (<code>ledger serve --ledger FILE</code>) or beside a proxy (<code>proxy --ui</code>), or set <code>"issuing": "stopped"</code> in the guard's policy file.</p>`;
+    controls = html`<p>There is no switch to set here: no guard runs in this process and the ledger is in ${trusted(
+      `memory, so nothing else follows it. State nonces live only in the memory of the guard that issued them.</p>`,
+    )}
+<p>Serve the page over a ledger file (<code>ledger serve --ledger FILE</code>) or beside a proxy (<code>proxy ${trusted(
+      `--ui</code>), or set <code>"issuing": "stopped"</code> in the guard's policy file.</p>`,
+    )}`;
   } else if (confirmRevoke) {
     controls = html`<div class="confirm">
-<p><strong>Revoke every outstanding state nonce?</strong> Navigations the user accepted but that were not opened yet can then never be opened. Flows stay as they are, neither failed nor succeeded, and can still be confirmed or cancelled here.</p>
+<p><strong>Revoke every outstanding state nonce?</strong> Navigations the user accepted but that were not ${trusted(
+      `opened yet can then never be opened. Flows stay as they are, neither failed nor succeeded, and can still be confirmed ` +
+        `or cancelled here.</p>`,
+    )}
 <p class="note">This reaches ${control.scope}.</p>
-<form method="post" action="/rollback/revoke" class="action">${hiddenCsrf(ctx.csrf)}<input type="hidden" name="confirm" value="yes"><button type="submit" class="button-cancel">Yes, revoke them</button> <a href="/rollback">keep them</a></form>
+<form method="post" action="/rollback/revoke" class="action">${hiddenCsrf(ctx.csrf)}<input type="hidden" ${trusted(
+      `name="confirm" value="yes"><button type="submit" class="button-cancel">Yes, revoke them</button> <a href="/` +
+        `rollback">keep them</a></form>`,
+    )}
 </div>`;
   } else {
     const { issuing, revokedAt } = control.state;
     const next = issuing === 'open' ? 'stopped' : 'open';
     controls = html`<p class="now">Issuing: <span class="issuing issuing-${issuing}">${issuing}</span></p>
-<p class="note">${issuing === 'open' ? 'New URL elicitations reach the user after the guard checked them.' : 'Every new URL elicitation is declined with E_ISSUING_STOPPED; the ledger and this page stay readable.'} The switch reaches ${control.scope}.</p>
-<form method="post" action="/rollback/issuing" class="action">${hiddenCsrf(ctx.csrf)}<input type="hidden" name="issuing" value="${next}"><button type="submit" class="${next === 'stopped' ? 'button-cancel' : 'button-confirm'}">${next === 'stopped' ? 'Stop issuing' : 'Resume issuing'}</button></form>
+<p class="note">${
+      issuing === 'open'
+        ? 'New URL elicitations reach the user after the guard checked them.'
+        : 'Every new URL elicitation is declined with E_ISSUING_STOPPED; the ledger and this page stay readable.'
+    } The switch reaches ${control.scope}.</p>
+<form method="post" action="/rollback/issuing" class="action">${hiddenCsrf(ctx.csrf)}<input type="hidden" ${trusted(
+      `name="issuing" value="`,
+    )}${next}"><button type="submit" class="${
+      next === 'stopped' ? 'button-cancel' : 'button-confirm'
+    }">${next === 'stopped' ? 'Stop issuing' : 'Resume issuing'}</button></form>
 <h2>Outstanding nonces</h2>
 <p class="note">${revokedAt === null ? 'Never revoked.' : html`Last revoked ${iso(revokedAt)}.`}</p>
-<form method="post" action="/rollback/revoke" class="action">${hiddenCsrf(ctx.csrf)}<button type="submit" class="button-cancel">Revoke outstanding nonces…</button> <span class="hint">asks before it does anything</span></form>`;
+<form method="post" action="/rollback/revoke" class="action">${hiddenCsrf(ctx.csrf)}<button type="submit" ${trusted(
+      `class="button-cancel">Revoke outstanding nonces…</button> <span class="hint">asks before it does anything</span></form>`,
+    )}`;
   }
   const body = html`<h1>Rollback</h1>
-<p class="lead">Stop issuing new URL elicitations and revoke the state nonces of navigations not opened yet, keeping the ledger and this page.</p>
+<p class="lead">Stop issuing new URL elicitations and revoke the state nonces of navigations not opened yet, ${trusted(
+    `keeping the ledger and this page.</p>`,
+  )}
 <section class="panel">${controls}</section>`;
   return layout('Rollback', 'rollback', body, ctx);
 }
@@ -353,7 +456,9 @@ export function loginPage(failed: boolean): string {
   const body = html`<h1>Access key</h1>
 <p class="lead">Open the access link printed when the page server started, or paste its key here.</p>
 ${failed ? html`<div class="flash flash-refused" role="alert">That key is not the one this server printed.</div>` : ''}
-<form method="post" action="/login" class="login"><label>Key <input type="password" name="key" autocomplete="off" required></label> <button type="submit">Open</button></form>`;
+<form method="post" action="/login" class="login"><label>Key <input type="password" name="key" ${trusted(
+    `autocomplete="off" required></label> <button type="submit">Open</button></form>`,
+  )}`;
   return layout('Access key', null, body, null);
 }
 

@@ -49,7 +49,8 @@ export async function startQueryPage(options: QueryPageServerOptions): Promise<Q
   if (!isLoopback(host) && !listenAnywhere) {
     throw new GuardError(
       GuardCode.input,
-      `the query page listens on loopback only; ${host} is not a loopback address (allow it explicitly with listenAnywhere / --listen-anywhere)`,
+      `the query page listens on loopback only; ${host} is not a loopback address (allow it explicitly with listenAnywhere / ` +
+        `--listen-anywhere)`,
     );
   }
   const port = options.port ?? 0;

@@ -110,7 +110,8 @@ export function judgeContent(
     findings.add(
       UrlFinding.credential,
       'error',
-      `The URL is an OAuth authorization response: its ${describePart(response.part!)} is ${response.rule}, a pre-authenticated bearer that whoever opens or sees the URL can redeem.`,
+      `The URL is an OAuth authorization response: its ${describePart(response.part!)} is ${response.rule}, a ` +
+        `pre-authenticated bearer that whoever opens or sees the URL can redeem.`,
     );
   }
   // The content gate: most parts are short values under names no rule knows, and no credential,

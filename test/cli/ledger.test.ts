@@ -255,7 +255,8 @@ describe('mcp-elicitation-guard ledger', () => {
       const run = await cli(['ledger', 'cancel', flows.pending.id, '--ledger', file], tmp.dir);
       expect(run.code).toBe(0);
       expect(run.stdout).toBe(
-        `${flows.pending.id}: OUT_OF_BAND_PENDING → USER_RETRY (manual-recovery)\n${flows.pending.id}: USER_RETRY → CANCELLED (user-cancelled)\n`,
+        `${flows.pending.id}: OUT_OF_BAND_PENDING → USER_RETRY (manual-recovery)\n${flows.pending.id}: USER_RETRY → CANCELLED ` +
+          `(user-cancelled)\n`,
       );
       const show = JSON.parse((await cli(['ledger', 'show', flows.pending.id, '--ledger', file, '--json'], tmp.dir)).stdout) as {
         history: { to: string }[];

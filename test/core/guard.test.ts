@@ -6,7 +6,9 @@ import { parsePolicy } from '../../src/policy/policy.js';
 import { benignSchema, completion, formRequest, handshake, passwordSchema, urlRequest } from '../helpers/session.js';
 
 const OAUTH_URL =
-  'https://accounts.google.com/o/oauth2/v2/auth?client_id=123.apps.googleusercontent.com&response_type=code&scope=openid&state=af0ifjsldkj&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback';
+  'https://accounts.google.com/o/oauth2/v2/auth?client_id=123.apps.googleusercontent.com&response_type=code&scope=openid&' +
+  'state=af0ifjsldkj&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&' +
+  'redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback';
 
 function errorData(decision: ReturnType<ReturnType<typeof createGuard>['inbound']>): Record<string, unknown> {
   expect(decision.action).toBe('reply');

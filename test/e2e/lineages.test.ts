@@ -21,7 +21,8 @@ import { MemoryLedger } from '../../src/ledger/memory.js';
 import { SqliteLedger } from '../../src/ledger/sqlite.js';
 
 const CONNECT_URL =
-  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
+  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&' +
+  'code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
 const PAY_URL = 'https://checkout.stripe.com/c/pay/cs_test_a1B2c3D4e5F6g7H8i9J0';
 
 function deferred() {

@@ -99,7 +99,8 @@ describe.skipIf(postgresUrl === null)('proxies sharing one PostgreSQL ledger', (
     return rows;
   }
 
-  it(`${PROXIES} proxies racing the retries of one operation after -32042: one business receipt, the others refused with E_ALREADY_ACCEPTED (${ROUNDS} rounds, random delays)`, async () => {
+  it(`${PROXIES} proxies racing the retries of one operation after -32042: one business receipt, the others refused with ` +
+    `E_ALREADY_ACCEPTED (${ROUNDS} rounds, random delays)`, async () => {
     const session = `conversation-${Date.now()}`;
     const proxies = await Promise.all(Array.from({ length: PROXIES }, () => startProxy(database.url, session)));
     try {

@@ -30,7 +30,8 @@ import { GuardMetaKey } from '../../src/protocol/wire.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const OAUTH_URL =
-  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=5be0c2a9&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
+  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=5be0c2a9&' +
+  'code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
 
 const PASSWORD_FORM = {
   type: 'object' as const,

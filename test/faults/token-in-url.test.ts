@@ -18,7 +18,9 @@ afterEach(async () => {
 // Obviously fake, format-valid values.
 const TOKENS = {
   githubPat: 'ghp_1A2b3C4d5E6f7G8h9I0jK1l2M3n4O5p6Q7r8',
-  jwt: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJmYWtlLXVzZXIiLCJpYXQiOjE3MDAwMDAwMDB9.c2lnbmF0dXJlLW5vdC1yZWFsLWF0LWFsbC0wMTIzNDU2Nzg5',
+  jwt:
+    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJmYWtlLXVzZXIiLCJpYXQiOjE3MDAwMDAwMDB9.c2lnbmF0dXJlLW5vdC1yZWFsLWF0LWFs' +
+    'bC0wMTIzNDU2Nzg5',
 };
 
 const URLS: Record<string, string> = {

@@ -93,7 +93,8 @@ describe('auditForm input detection', () => {
 
   it('handles a __proto__ property without touching prototypes', () => {
     const params = JSON.parse(
-      '{"message":"m","requestedSchema":{"type":"object","properties":{"__proto__":{"type":"string","title":"Password"},"ok":{"type":"string"}},"required":["__proto__"]}}',
+      '{"message":"m","requestedSchema":{"type":"object","properties":{"__proto__":{"type":"string","title":"Password"},' +
+        '"ok":{"type":"string"}},"required":["__proto__"]}}',
     );
     const audit = auditForm(params, block);
     expect(audit.fields.map((f) => [f.name, f.class])).toEqual([

@@ -18,5 +18,7 @@ export function corporaAvailable(): boolean {
 
 /** The one line printed when the corpora are absent. */
 export function corporaMissingLine(what: string): string {
-  return `shared corpora not found (../shared/corpora beside the repository): ${what} skipped${CORPORA_REQUIRED ? ', but CI=true requires them' : ' (required when CI=true)'}`;
+  return `shared corpora not found (../shared/corpora beside the repository): ${what} skipped${
+    CORPORA_REQUIRED ? ', but CI=true requires them' : ' (required when CI=true)'
+  }`;
 }

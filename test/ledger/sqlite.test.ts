@@ -95,7 +95,8 @@ describe('SqliteLedger on disk', () => {
       const insert = () =>
         raw
           .prepare(
-            'INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, request_id, retry_generation, requirement_receipt_ids, response_digest, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO business_receipts (id, session, lineage_kind, original_request_digest, request_id, retry_generation, ' +
+              'requirement_receipt_ids, response_digest, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
           )
           .run('br_raw', lineage.session, lineage.kind, lineage.originalRequestDigest, '1', 0, '[]', lineage.originalRequestDigest, 1);
       expect(insert).toThrow(/UNIQUE constraint failed/);
@@ -202,7 +203,8 @@ describe('schema migrations', () => {
     expect(schemaVersion(raw)).toBe(1);
     raw
       .prepare(
-        'INSERT INTO navigations (id, elicitation_id, server_key, state, flow_trigger, created_at, expires_at, updated_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO navigations (id, elicitation_id, server_key, state, flow_trigger, created_at, expires_at, updated_at, ' +
+          'record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         record.id,

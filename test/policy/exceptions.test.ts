@@ -152,7 +152,8 @@ describe('url.allow and url.onBlock "audit"', () => {
       ['https://me@xn--pypal-4ve.com/login', UrlFinding.userinfo],
       ['http://xn--pypal-4ve.com/login', UrlFinding.scheme],
       [
-        'https://xn--pypal-4ve.com/cb?access_token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+        'https://xn--pypal-4ve.com/cb?access_token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL' +
+          '0n3I9PlFUP0THsR8U',
         UrlFinding.credential,
       ],
     ] as const;

@@ -238,10 +238,12 @@ describe('renderUrl HTML', () => {
   it('isolates the URL left-to-right and marks the registrable domain', () => {
     const out = renderUrl(google, 'html');
     expect(out).toContain(
-      '<p class="meg-url-full"><bdi dir="ltr">https://<span class="meg-host">accounts.</span><mark class="meg-registrable">google.com</mark>/o/oauth2/v2/auth?client_id=abc&amp;scope=openid%20email</bdi></p>',
+      '<p class="meg-url-full"><bdi dir="ltr">https://<span class="meg-host">accounts.</span><mark ' +
+        'class="meg-registrable">google.com</mark>/o/oauth2/v2/auth?client_id=abc&amp;scope=openid%20email</bdi></p>',
     );
     expect(out).toContain(
-      '<p class="meg-url-host">host: <bdi dir="ltr"><span class="meg-host">accounts.</span><mark class="meg-registrable">google.com</mark></bdi></p>',
+      '<p class="meg-url-host">host: <bdi dir="ltr"><span class="meg-host">accounts.</span><mark ' +
+        'class="meg-registrable">google.com</mark></bdi></p>',
     );
     expect(out.startsWith('<div class="meg-url" dir="ltr">')).toBe(true);
     expect(out.endsWith('</div>')).toBe(true);
@@ -272,7 +274,8 @@ describe('renderUrl HTML', () => {
     ]);
     const out = renderUrl(d, 'html');
     expect(out).toContain(
-      '/<span class="meg-hidden">\\u{202E}</span>moc.lapyap<span class="meg-hidden">\\u{2066}</span>x<span class="meg-hidden">\\u{2069}</span><span class="meg-hidden">\\u{200D}</span>',
+      '/<span class="meg-hidden">\\u{202E}</span>moc.lapyap<span class="meg-hidden">\\u{2066}</span>x<span ' +
+        'class="meg-hidden">\\u{2069}</span><span class="meg-hidden">\\u{200D}</span>',
     );
     expect(out).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b-\u200f]/);
   });
@@ -280,7 +283,8 @@ describe('renderUrl HTML', () => {
   it('escapes finding messages and shows markers with an accessible label', () => {
     const out = renderUrl(embedded, 'html', [{ code: 'URL_X', severity: 'error', message: '<b>"bad"</b> & \u202e' }]);
     expect(out).toContain(
-      '<li class="meg-finding meg-finding-error"><span class="meg-marker" role="img" aria-label="error">✖</span> <code class="meg-code">URL_X</code> &lt;b&gt;&quot;bad&quot;&lt;/b&gt; &amp; <span class="meg-hidden">\\u{202E}</span></li>',
+      '<li class="meg-finding meg-finding-error"><span class="meg-marker" role="img" aria-label="error">✖</span> <code ' +
+        'class="meg-code">URL_X</code> &lt;b&gt;&quot;bad&quot;&lt;/b&gt; &amp; <span class="meg-hidden">\\u{202E}</span></li>',
     );
   });
 

@@ -47,7 +47,8 @@ describe.skipIf(postgresUrl === null)('PostgresSecretVault', () => {
       }
       // A row copied under another subject does not open.
       await client.query(
-        `INSERT INTO "${schema}".vault_secrets (subject, provider, iv, tag, data, updated_at) SELECT 'mcp|mallory', provider, iv, tag, data, updated_at FROM "${schema}".vault_secrets WHERE subject = 'mcp|alice'`,
+        `INSERT INTO "${schema}".vault_secrets (subject, provider, iv, tag, data, updated_at) SELECT 'mcp|mallory', provider, ` +
+          `iv, tag, data, updated_at FROM "${schema}".vault_secrets WHERE subject = 'mcp|alice'`,
       );
       await client.end();
       const moved = await vault.get('mcp|mallory', 'acme').then(

@@ -165,7 +165,8 @@ describe('access', () => {
       const reply = await session.get(path);
       expect(reply.status).toBe(200);
       expect(reply.headers['content-security-policy']).toBe(
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; " +
+          "frame-ancestors 'none'; base-uri 'none'",
       );
       expect(reply.headers['x-frame-options']).toBe('DENY');
       expect(reply.body).not.toMatch(/<script(?! src="\/static\/app\.js" defer><\/script>)/);
@@ -325,7 +326,8 @@ describe('actions and rollback through a live guard (proxy --ui)', () => {
     // The live guard holds the full URL: shown as text with a copy control, never as a link.
     expect(detail).toContain('The full URL, held in memory by the running guard');
     expect(detail).toContain(
-      'data-copy="https://accounts.google.com/o/oauth2/v2/auth?client_id=8819.apps.googleusercontent.com&amp;state=af0ifjsldkj&amp;scope=openid"',
+      'data-copy="https://accounts.google.com/o/oauth2/v2/auth?client_id=8819.apps.googleusercontent.com&amp;' +
+        'state=af0ifjsldkj&amp;scope=openid"',
     );
     expect(detail).not.toMatch(/href="https:/);
     const reply = await session.post(

@@ -183,7 +183,9 @@ describe('OAuth authorization responses (issue 12)', () => {
   it('lets the authorization request and a promo code through', () => {
     expect(
       judge(
-        'https://accounts.google.com/o/oauth2/v2/auth?client_id=1.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&response_type=code&scope=openid&state=abc&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256',
+        'https://accounts.google.com/o/oauth2/v2/auth?client_id=1.apps.googleusercontent.com&' +
+          'redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&response_type=code&scope=openid&state=abc&' +
+          'code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256',
       ).verdict,
     ).not.toBe('block');
     expect(judge('https://shop.example.net/checkout?code=WINTER25').verdict).toBe('allow');

@@ -105,7 +105,8 @@ function sameResults(urls: readonly string[], policy: Policy): string[] {
     const b = referenceAnalyzeUrl(url, policy);
     if (JSON.stringify(a) !== JSON.stringify(b))
       differences.push(
-        `${JSON.stringify(url).slice(0, 160)}\n  new: ${JSON.stringify(a.findings.map((f) => f.code))} ${a.verdict}\n  ref: ${JSON.stringify(b.findings.map((f) => f.code))} ${b.verdict}`,
+        `${JSON.stringify(url).slice(0, 160)}\n  new: ${JSON.stringify(a.findings.map((f) => f.code))} ${a.verdict}\n  ` +
+          `ref: ${JSON.stringify(b.findings.map((f) => f.code))} ${b.verdict}`,
       );
     if (differences.length >= 20) break;
   }

@@ -32,7 +32,8 @@ describe('personal data in URLs', () => {
 
   it('blocks an e-mail address in an OIDC login_hint (the spec forbids PII in the URL)', () => {
     const a = analyzeUrl(
-      'https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=0&response_type=code&scope=openid&login_hint=jane%40example.com',
+      'https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=0&response_type=code&scope=openid&' +
+        'login_hint=jane%40example.com',
       policy,
     );
     expect(a.verdict).toBe('block');

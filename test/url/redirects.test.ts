@@ -36,7 +36,8 @@ describe('redirect-like parameters', () => {
 
   it('treats a loopback redirect_uri as information (native OAuth clients)', () => {
     const a = analyzeUrl(
-      'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&redirect_uri=http%3A%2F%2F127.0.0.1%3A8976%2Fcallback&state=abc',
+      'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&' +
+        'redirect_uri=http%3A%2F%2F127.0.0.1%3A8976%2Fcallback&state=abc',
       policy,
     );
     expect(a.verdict).toBe('allow');
@@ -45,7 +46,8 @@ describe('redirect-like parameters', () => {
 
   it('treats the redirect_uri of an OAuth request as information: the provider checks it against the client', () => {
     const a = analyzeUrl(
-      'https://accounts.google.com/o/oauth2/v2/auth?client_id=1.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&response_type=code&scope=openid',
+      'https://accounts.google.com/o/oauth2/v2/auth?client_id=1.apps.googleusercontent.com&' +
+        'redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&response_type=code&scope=openid',
       policy,
     );
     expect(a.verdict).toBe('allow');
@@ -136,7 +138,8 @@ describe('URL shorteners and open redirectors (issue 12)', () => {
 
 describe('the redirect_uri of an authorization request and per-server redirect hosts (issue 12)', () => {
   const request =
-    'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&redirect_uri=https%3A%2F%2Fcollector.other-site.net%2Fcb&state=abc&scope=repo';
+    'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&' +
+    'redirect_uri=https%3A%2F%2Fcollector.other-site.net%2Fcb&state=abc&scope=repo';
   it('is information without a policy', () => {
     expect(analyzeUrl(request, policy).verdict).toBe('allow');
   });

@@ -133,7 +133,8 @@ export class ElicitationProxy {
     this.#pending.clear();
     this.#options.lifecycle?.(
       'error',
-      `answered ${ids.length} pending host request${ids.length === 1 ? '' : 's'} with -32603 (${GuardCode.serverExited}): the server ${how}`,
+      `answered ${ids.length} pending host request${ids.length === 1 ? '' : 's'} with -32603 (${GuardCode.serverExited}): the ` +
+        `server ${how}`,
     );
     for (const id of ids)
       this.#toHost(

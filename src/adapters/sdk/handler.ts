@@ -120,7 +120,8 @@ function contextOf(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptio
  * guard, a failed consent record, a failed open, a UI error.
  * @example
  *   const guard = createGuard({ policy, server: 'github' });
- *   client.setRequestHandler(ElicitRequestSchema, createElicitationHandler(guard, createTerminalConsentUi({ input: process.stdin, output: process.stderr })));
+ *   client.setRequestHandler(ElicitRequestSchema, createElicitationHandler(guard, createTerminalConsentUi({ input:
+ *     process.stdin, output: process.stderr })));
  *   await client.connect(guardTransport(transport, guard));
  */
 export function createElicitationHandler(guard: Guard, ui: ConsentUi, options: ElicitationHandlerOptions = {}): ElicitationHandler {

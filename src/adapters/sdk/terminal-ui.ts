@@ -74,7 +74,9 @@ type Ask = (prompt: string, signal: AbortSignal) => Promise<Read>;
 async function reviewUrl(request: UrlReview, ansi: boolean, out: Out, ask: Ask): Promise<UrlDecision> {
   if (request.signal.aborted) return 'cancel';
   out(
-    `\n${RULE}\n${serverLabel(request.server)} asks you to open a web page${request.source === 'url-elicitation-required' ? ' before it can go on' : ''}.\n`,
+    `\n${RULE}\n${serverLabel(request.server)} asks you to open a web page${
+      request.source === 'url-elicitation-required' ? ' before it can go on' : ''
+    }.\n`,
   );
   out(messageBlock(request.message));
   out('\n  URL (shown in full; nothing has been loaded):\n');

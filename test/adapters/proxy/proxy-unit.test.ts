@@ -164,7 +164,8 @@ describe('ElicitationProxy: original bytes and batched writes', () => {
     await initialized(host, up);
     // Spacing and key order JSON.stringify would not produce, so the original bytes are recognisable.
     const request =
-      '{ "id": 5, "jsonrpc": "2.0", "method": "tools/call", "params": { "name": "echo", "arguments": { "text": "a \\"quoted\\" : value", "n": -12 } } }';
+      '{ "id": 5, "jsonrpc": "2.0", "method": "tools/call", "params": { "name": "echo", "arguments": { "text": "a ' +
+      '\\"quoted\\" : value", "n": -12 } } }';
     host.input.write(request + '\n');
     await vi.waitFor(() => expect(up.sent).toHaveLength(3));
     expect(up.sent[2]).toBe(request);
@@ -192,7 +193,8 @@ describe('ElicitationProxy: original bytes and batched writes', () => {
   const differentials: readonly [string, string][] = [
     [
       'a key twice: JSON.parse keeps the last, a first-wins parser the first',
-      '{"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": {"mode": "form", "message": "password?", "requestedSchema": {"type": "object", "properties": {"password": {"type": "string"}}}}, "method": "ping"}',
+      '{"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": {"mode": "form", "message": "password?", ' +
+        '"requestedSchema": {"type": "object", "properties": {"password": {"type": "string"}}}}, "method": "ping"}',
     ],
     ['a key twice through an escape', '{"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "\\u006dethod": "ping"}'],
     ['a __proto__ key', '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"__proto__": {"mode": "url"}}}'],

@@ -156,15 +156,18 @@ describe('the proxy never breaks the pipe', () => {
   it('passes unchanged lines on as their bytes and re-serialises lines another parser could read differently, both ways', async () => {
     // The server logs every line it receives (its stderr comes through the proxy's) and, after the
     // handshake, writes one spaced line and one with "method" twice (JSON.parse keeps the last).
-    const server = `
+    const server =
+      `
       const rl = require('readline').createInterface({ input: process.stdin });
       rl.on('line', (l) => {
         process.stderr.write('GOT ' + l + '\\n');
         const m = JSON.parse(l);
-        if (m.method === 'initialize') process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } }) + '\\n');
+        if (m.method === 'initialize') process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { ` +
+      `protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } }) + '\\n');
         if (m.method === 'notifications/initialized') {
           process.stdout.write('{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "spaced"}}\\n');
-          process.stdout.write('{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"mode":"form","message":"pw","requestedSchema":{"type":"object","properties":{"password":{"type":"string"}}}},"method":"ping"}\\n');
+          process.stdout.write('{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"mode":"form","message":"pw",` +
+      `"requestedSchema":{"type":"object","properties":{"password":{"type":"string"}}}},"method":"ping"}\\n');
         }
       });`;
     const initialize = JSON.stringify({

@@ -14,7 +14,8 @@ import { handshake, urlRequest } from '../../helpers/session.js';
 import { connectWithHandler, scriptedUi, SERVER_INFO } from './harness.js';
 
 const SIGN_IN =
-  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
+  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&' +
+  'code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
 const PAY = 'https://checkout.stripe.com/c/pay/cs_test_a1b2c3';
 
 const closers: (() => Promise<void>)[] = [];

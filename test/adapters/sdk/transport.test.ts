@@ -15,7 +15,8 @@ import { benignSchema, passwordSchema } from '../../helpers/session.js';
 
 type Caps = { form?: Record<string, unknown>; url?: Record<string, unknown> };
 const OAUTH_URL =
-  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
+  'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=9d1f7c2b&' +
+  'code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -99,7 +99,8 @@ export function violations(totals: FaultTotals): string[] {
     broken.push(`${totals.sensitiveFieldsLetThrough} sensitive form field(s) were let through under onSensitive "block"`);
   if (totals.completionNoticesAdvancingUnknown !== 0)
     broken.push(
-      `${totals.completionNoticesAdvancingUnknown} completion notice(s) for ids not pending in their session were delivered or advanced a flow`,
+      `${totals.completionNoticesAdvancingUnknown} completion notice(s) for ids not pending in their session were delivered ` +
+        `or advanced a flow`,
     );
   if (totals.crossSubjectBindings !== 0) broken.push(`${totals.crossSubjectBindings} token(s) were bound across subjects`);
   if (totals.bindingsByOtherBrowser !== 0)
@@ -114,8 +115,11 @@ export function formatTotals(totals: FaultTotals): string {
   return [
     `fault suite invariants over ${totals.files.length} file(s), ${totals.guards} guard(s), ${totals.connectServices} connect service(s):`,
     `  sensitive fields blocked ${totals.sensitiveFieldsBlocked}, let through ${totals.sensitiveFieldsLetThrough} (must be 0)`,
-    `  completions delivered ${totals.completionsDelivered}, dropped ${totals.completionsDropped}; unknown notices that advanced ${totals.completionNoticesAdvancingUnknown} (must be 0)`,
-    `  original operations accepted ${totals.originalOperationsAccepted}; most acceptances of one lineage ${totals.maxAcceptancesPerLineage} (must be <= 1)`,
-    `  tokens bound ${totals.tokensBound}; cross-subject bindings ${totals.crossSubjectBindings} (must be 0); bound from another browser ${totals.bindingsByOtherBrowser} (must be 0); callback replays refused ${totals.callbackReplayRefused}`,
+    `  completions delivered ${totals.completionsDelivered}, dropped ${totals.completionsDropped}; unknown notices that ` +
+      `advanced ${totals.completionNoticesAdvancingUnknown} (must be 0)`,
+    `  original operations accepted ${totals.originalOperationsAccepted}; most acceptances of one ` +
+      `lineage ${totals.maxAcceptancesPerLineage} (must be <= 1)`,
+    `  tokens bound ${totals.tokensBound}; cross-subject bindings ${totals.crossSubjectBindings} (must be 0); bound from ` +
+      `another browser ${totals.bindingsByOtherBrowser} (must be 0); callback replays refused ${totals.callbackReplayRefused}`,
   ].join('\n');
 }

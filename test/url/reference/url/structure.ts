@@ -160,7 +160,8 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
       findings.add(
         UrlFinding.hostNormalized,
         'error',
-        `The host was written with look-alike compatibility characters (fullwidth or styled letters, ligatures, ideographic full stops); it is really ${toUnicodeHost(host)}.`,
+        `The host was written with look-alike compatibility characters (fullwidth or styled letters, ligatures, ideographic ` +
+          `full stops); it is really ${toUnicodeHost(host)}.`,
       );
     }
   }
@@ -213,7 +214,8 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
       findings.add(
         UrlFinding.hostDelimiterLookalike,
         'error',
-        `The host ${host} holds ${codePoint}, a character that looks like a URL delimiter (a slash, dot, colon or at-sign): it reads as another site followed by a path.`,
+        `The host ${host} holds ${codePoint}, a character that looks like a URL delimiter (a slash, dot, colon or at-sign): ` +
+          `it reads as another site followed by a path.`,
       );
     }
     const unicodeLabels = parts.unicode.split('.');
