@@ -11,6 +11,7 @@ import { parsePolicy, type Policy } from '../../src/policy/index.js';
 import { analyzeUrl } from '../../src/url/index.js';
 import { analyzeUrl as referenceAnalyzeUrl } from './reference/url/index.js';
 import { runCount } from '../properties/runs.js';
+import { syntheticProtectedDomains } from '../../bench/url.bench.js';
 
 const CORPORA = new URL('../../../shared/corpora/', import.meta.url);
 const FIXTURES = new URL('../../fixtures/urls/', import.meta.url);
@@ -52,46 +53,7 @@ const TAILS = [
   '/track?address=1+Main+St&zip=94043',
 ];
 
-/** Made-up brand-like registrable domains (fixed seed): a policy's own protected list. */
-function syntheticDomains(count: number): string[] {
-  const syllables = [
-    'ka',
-    'lo',
-    'mi',
-    'ner',
-    'tor',
-    'va',
-    'zen',
-    'qui',
-    'bra',
-    'dex',
-    'flo',
-    'gra',
-    'hy',
-    'jun',
-    'pli',
-    'rus',
-    'sol',
-    'tri',
-    'ul',
-    'wex',
-  ];
-  const tlds = ['com', 'net', 'io', 'co.uk', 'de', 'app', 'bank'];
-  const out = new Set<string>();
-  let seed = 0x9e3779b1;
-  const next = (n: number): number => {
-    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-    return seed % n;
-  };
-  while (out.size < count) {
-    let label = '';
-    for (let p = 2 + next(3); p > 0; p--) label += syllables[next(syllables.length)];
-    out.add(`${label}.${tlds[next(tlds.length)]}`);
-  }
-  return [...out];
-}
-
-const POLICY_DOMAINS = syntheticDomains(300);
+const POLICY_DOMAINS = syntheticProtectedDomains(300);
 const POLICIES: readonly (readonly [string, Policy])[] = [
   ['default', parsePolicy({}).base],
   ['300 protected domains', parsePolicy({ url: { protectedDomains: POLICY_DOMAINS } }).base],
