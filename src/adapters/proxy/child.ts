@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
-import { LineWriter, readLines } from './lines.js';
+import { isBlank, LineWriter, readLines } from './lines.js';
 
 /** The server side of the proxy: something that carries JSON-RPC messages to and from the server. */
 export interface Upstream {
@@ -74,7 +74,7 @@ export class ChildUpstream implements Upstream {
     readLines(
       child.stdout!,
       (line, keys) => {
-        if (line.trim() === '') return;
+        if (isBlank(line)) return;
         let message: unknown;
         try {
           message = JSON.parse(line);

@@ -119,7 +119,17 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
     const line = text.charCodeAt(text.length - 1) === 0x0d ? text.slice(0, -1) : text;
     onLine(line, ascii || lineKeys === UNFAITHFUL || !line.includes('\uFFFD') ? lineKeys : UNFAITHFUL);
   };
+  // Whatever the lines of one chunk make the proxy write goes out when the chunk is done (see LineWriter).
   stream.on('data', (chunk: Buffer | string) => {
+    batchDepth++;
+    try {
+      onData(chunk);
+    } finally {
+      endBatch();
+    }
+  });
+
+  function onData(chunk: Buffer | string): void {
     const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const length = data.length;
     let start = 0;
@@ -197,7 +207,7 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
       }
     }
     if (from < length) hold(data, from);
-  });
+  }
 
   /** Keeps the start of a line that a later chunk ends, or gives up on it once it is over the limit. */
   function hold(data: Buffer, from: number): void {
@@ -212,16 +222,36 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
   }
 }
 
+/** Whether a line is empty or only spacing (skipped by both sides); a line that opens a JSON object or array is decided at once. */
+export function isBlank(line: string): boolean {
+  const first = line.charCodeAt(0);
+  return first !== 0x7b && first !== 0x5b && line.trim() === '';
+}
+
 /** Writes one message as one line. */
 export function writeMessage(stream: Writable, message: unknown): void {
   stream.write(JSON.stringify(message) + '\n');
 }
 
+/** How many chunks `readLines` is handling now (nested when a write makes another stream emit data at once). */
+let batchDepth = 0;
+/** Writers with lines queued while a chunk was being handled: flushed when it is done. */
+const dirty: LineWriter[] = [];
+
+function endBatch(): void {
+  if (--batchDepth > 0) return;
+  // A write may make another reader handle a chunk now, and that one flushes the list too: a flush with nothing queued does nothing.
+  for (let i = 0; i < dirty.length; i++) dirty[i]!.flush();
+  dirty.length = 0;
+}
+
 /**
- * Writes lines to a stream: every line queued by one piece of work (a chunk read and every
- * message it held, with what the guard answered) in one `write`, as soon as that work is done
- * (a microtask), so a write is one system call per chunk, not per message, and adds no wait for
- * the rest of the event-loop turn. Order is kept; nothing is written after the stream ended.
+ * Writes lines to a stream: every line queued by one piece of work in one `write`, as soon as
+ * that work is done, so a write is one system call per chunk read, not per message, and waits
+ * for nothing. The work is a chunk `readLines` handles (every message it held, with what the
+ * guard answered), and the lines are written synchronously when its last line has been handled;
+ * a line queued outside such a chunk (a deferred decision, a timer) goes out in a microtask.
+ * Order is kept; nothing is written after the stream ended.
  */
 export class LineWriter {
   readonly #stream: Writable;
@@ -242,18 +272,23 @@ export class LineWriter {
     this.#pending.push(text);
     if (this.#scheduled) return;
     this.#scheduled = true;
-    queueMicrotask(this.#flush);
+    if (batchDepth > 0) dirty.push(this);
+    else queueMicrotask(this.#flushLater);
   }
 
-  readonly #flush = (): void => {
+  /** Writes what is queued, in one write. */
+  flush(): void {
     this.#scheduled = false;
     const lines = this.#pending;
+    if (lines.length === 0) return;
     const text = lines.length === 1 ? lines[0] + '\n' : lines.join('\n') + '\n';
     lines.length = 0;
     const stream = this.#stream;
     if (stream.destroyed || stream.writableEnded) return;
     stream.write(text);
-  };
+  }
+
+  readonly #flushLater = (): void => this.flush();
 }
 
 /**

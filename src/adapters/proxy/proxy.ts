@@ -7,7 +7,7 @@ import { GuardCode } from '../../protocol/errors.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
 import type { UrlAnalysis } from '../../url/types.js';
 import type { Upstream } from './child.js';
-import { isFaithfulLine, keysMatch, LineWriter, readLines } from './lines.js';
+import { isBlank, isFaithfulLine, keysMatch, LineWriter, readLines } from './lines.js';
 
 export interface ProxyOptions {
   readonly guard: Guard;
@@ -179,7 +179,7 @@ export class ElicitationProxy {
   }
 
   #fromHostLine(line: string, keys: number): void {
-    if (line.trim() === '') return;
+    if (isBlank(line)) return;
     let message: unknown;
     try {
       message = JSON.parse(line);

@@ -1,7 +1,7 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isFaithfulLine, keysMatch, readLines } from '../../../src/adapters/proxy/lines.js';
+import { isFaithfulLine, keysMatch, LineWriter, readLines } from '../../../src/adapters/proxy/lines.js';
 
 const faithful = (line: string) => isFaithfulLine(line, JSON.parse(line));
 
@@ -328,5 +328,71 @@ describe('readLines: the keys it counts on the bytes', () => {
         { line, faithful: true },
         { line, faithful: true },
       ]);
+  });
+});
+
+describe('LineWriter', () => {
+  const sink = () => {
+    const writes: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.toString());
+        done();
+      },
+    });
+    return { stream, writes };
+  };
+
+  it('writes what the lines of one chunk queued in one write, as soon as the chunk is handled', () => {
+    const input = new PassThrough();
+    const out = sink();
+    const writer = new LineWriter(out.stream);
+    readLines(
+      input,
+      (line) => writer.line(line.toUpperCase()),
+      () => {},
+    );
+    input.emit('data', Buffer.from('a\nb\nc\n'));
+    // Synchronously: no waiting for a later tick or the end of the event-loop turn.
+    expect(out.writes).toEqual(['A\nB\nC\n']);
+    input.emit('data', Buffer.from('d\ne'));
+    input.emit('data', Buffer.from('\n'));
+    expect(out.writes).toEqual(['A\nB\nC\n', 'D\n', 'E\n']);
+  });
+
+  it('writes a line queued outside a chunk in a microtask, in order with the lines before it', async () => {
+    const out = sink();
+    const writer = new LineWriter(out.stream);
+    writer.line('x');
+    writer.message({ y: 1 });
+    expect(out.writes).toEqual([]);
+    await Promise.resolve();
+    expect(out.writes).toEqual(['x\n{"y":1}\n']);
+  });
+
+  it('keeps every line and its order when a write makes another reader handle a chunk at once', () => {
+    // host -> first reader -> writer into a pass-through -> second reader -> writer into the sink.
+    const host = new PassThrough();
+    const middle = new PassThrough();
+    const out = sink();
+    const first = new LineWriter(middle);
+    const second = new LineWriter(out.stream);
+    const back = new LineWriter(new PassThrough());
+    readLines(
+      host,
+      (line) => {
+        first.line(`1${line}`);
+        back.line(line);
+      },
+      () => {},
+    );
+    readLines(
+      middle,
+      (line) => second.line(`2${line}`),
+      () => {},
+    );
+    host.emit('data', Buffer.from('a\nb\n'));
+    host.emit('data', Buffer.from('c\n'));
+    expect(out.writes.join('')).toBe('21a\n21b\n21c\n');
   });
 });
