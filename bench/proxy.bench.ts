@@ -47,6 +47,8 @@ export interface ProxySideFigures {
   readonly messagesPerSecond: number;
   /** CPU time of the middle process (pipe or proxy, all its threads) per message in the pipelined runs, over all rounds; null where /proc is not available. */
   readonly middleCpuUsPerMessage: number | null;
+  /** The same in the sequential runs (one message in flight: every message its own wake-up). */
+  readonly middleCpuUsPerMessageSequential: number | null;
 }
 
 export interface ProxyBenchResult {
@@ -66,6 +68,7 @@ export interface ProxyBenchResult {
   /** Every round's ratios, to show the spread. */
   readonly roundRatios: readonly {
     readonly cpu: number | null;
+    readonly cpuSequential: number | null;
     readonly latency: number;
     readonly latencyMean: number;
     readonly latencyP99: number;
@@ -103,6 +106,9 @@ interface RunFigures {
   /** CPU time of the middle process during the pipelined runs. */
   readonly cpuUs: number | null;
   readonly messages: number;
+  /** CPU time of the middle process during the sequential runs, and their messages. */
+  readonly sequentialCpuUs: number | null;
+  readonly sequentialMessages: number;
 }
 
 function median(values: readonly number[]): number {
@@ -177,6 +183,7 @@ class Tally {
   pipelinedUs = 0;
   pipelinedRoundTrips = 0;
   cpuUs: number | null = 0;
+  sequentialCpuUs: number | null = 0;
 
   figures(): RunFigures {
     const sorted = [...this.times].sort((a, b) => a - b);
@@ -187,11 +194,14 @@ class Tally {
       roundTripsPerSecond: this.pipelinedRoundTrips / (this.pipelinedUs / 1_000_000),
       cpuUs: this.cpuUs,
       messages: this.pipelinedRoundTrips * 2,
+      sequentialCpuUs: this.sequentialCpuUs,
+      sequentialMessages: sorted.length * 2,
     };
   }
 }
 
 async function sequentialBlock(side: Side, count: number, tally: Tally): Promise<void> {
+  const cpuBefore = cpuUs(side.pid);
   const start = performance.now();
   for (let i = 0; i < count; i++) {
     const t = performance.now();
@@ -199,6 +209,9 @@ async function sequentialBlock(side: Side, count: number, tally: Tally): Promise
     tally.times.push((performance.now() - t) * 1000);
   }
   tally.sequentialUs += (performance.now() - start) * 1000;
+  const cpuAfter = cpuUs(side.pid);
+  tally.sequentialCpuUs =
+    tally.sequentialCpuUs === null || cpuBefore === null || cpuAfter === null ? null : tally.sequentialCpuUs + cpuAfter - cpuBefore;
 }
 
 async function pipelinedBlock(side: Side, count: number, inFlight: number, tally: Tally): Promise<void> {
@@ -237,6 +250,8 @@ async function measureRound(pipe: Side, proxy: Side, count: number, inFlight: nu
 function summarize(runs: readonly RunFigures[]): ProxySideFigures {
   const cpu = runs.map((r) => r.cpuUs);
   const messages = runs.reduce((sum, r) => sum + r.messages, 0);
+  const sequentialCpu = runs.map((r) => r.sequentialCpuUs);
+  const sequentialMessages = runs.reduce((sum, r) => sum + r.sequentialMessages, 0);
   const roundTripsPerSecond = median(runs.map((r) => r.roundTripsPerSecond));
   return {
     latencyP50Us: median(runs.map((r) => r.p50Us)),
@@ -245,6 +260,9 @@ function summarize(runs: readonly RunFigures[]): ProxySideFigures {
     roundTripsPerSecond,
     messagesPerSecond: roundTripsPerSecond * 2,
     middleCpuUsPerMessage: cpu.every((c): c is number => c !== null) ? cpu.reduce((sum, c) => sum + c, 0) / messages : null,
+    middleCpuUsPerMessageSequential: sequentialCpu.every((c): c is number => c !== null)
+      ? sequentialCpu.reduce((sum, c) => sum + c, 0) / sequentialMessages
+      : null,
   };
 }
 
@@ -267,8 +285,13 @@ export async function benchProxy(options: ProxyBenchOptions = {}): Promise<Proxy
     const roundRatios = runs.pipe.map((p, i) => {
       const c = runs.proxy[i]!;
       const cpu = c.cpuUs === null || p.cpuUs === null ? null : c.cpuUs / c.messages / (p.cpuUs / p.messages);
+      const cpuSequential =
+        c.sequentialCpuUs === null || p.sequentialCpuUs === null
+          ? null
+          : c.sequentialCpuUs / c.sequentialMessages / (p.sequentialCpuUs / p.sequentialMessages);
       return {
         cpu,
+        cpuSequential,
         latency: c.p50Us / p.p50Us,
         latencyMean: c.meanUs / p.meanUs,
         latencyP99: c.p99Us / p.p99Us,
@@ -303,6 +326,7 @@ export function printProxy(result: ProxyBenchResult): void {
   const row = (label: string, s: ProxySideFigures) => ({
     path: label,
     'middle CPU µs/msg': s.middleCpuUsPerMessage === null ? 'n/a' : s.middleCpuUsPerMessage.toFixed(2),
+    sequential: s.middleCpuUsPerMessageSequential === null ? 'n/a' : s.middleCpuUsPerMessageSequential.toFixed(2),
     'p50 µs': s.latencyP50Us.toFixed(1),
     'p99 µs': s.latencyP99Us.toFixed(1),
     'mean µs': s.latencyMeanUs.toFixed(1),
@@ -316,6 +340,12 @@ export function printProxy(result: ProxyBenchResult): void {
     {
       figure: 'middle CPU per message (main figure)',
       'ratio min / median / max': cpu.every((c): c is number => c !== null) ? formatSpread(spread(cpu)) : 'n/a',
+    },
+    {
+      figure: 'middle CPU per message, sequential',
+      'ratio min / median / max': r.every((x) => x.cpuSequential !== null)
+        ? formatSpread(spread(r.map((x) => x.cpuSequential as number)))
+        : 'n/a',
     },
     { figure: 'latency p50 (sequential)', 'ratio min / median / max': formatSpread(spread(r.map((x) => x.latency))) },
     { figure: 'latency mean (sequential)', 'ratio min / median / max': formatSpread(spread(r.map((x) => x.latencyMean))) },

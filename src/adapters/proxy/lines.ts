@@ -237,12 +237,13 @@ export function writeMessage(stream: Writable, message: unknown): void {
 let batchDepth = 0;
 /** Writers with lines queued while a chunk was being handled: flushed when it is done. */
 const dirty: LineWriter[] = [];
+let dirtyCount = 0;
 
 function endBatch(): void {
   if (--batchDepth > 0) return;
   // A write may make another reader handle a chunk now, and that one flushes the list too: a flush with nothing queued does nothing.
-  for (let i = 0; i < dirty.length; i++) dirty[i]!.flush();
-  dirty.length = 0;
+  for (let i = 0; i < dirtyCount; i++) dirty[i]!.flush();
+  dirtyCount = 0;
 }
 
 /**
@@ -255,7 +256,8 @@ function endBatch(): void {
  */
 export class LineWriter {
   readonly #stream: Writable;
-  readonly #pending: string[] = [];
+  /** The queued lines, each with its newline. */
+  #pending = '';
   #scheduled = false;
 
   constructor(stream: Writable) {
@@ -269,20 +271,19 @@ export class LineWriter {
 
   /** Queues one line (without its newline). */
   line(text: string): void {
-    this.#pending.push(text);
+    this.#pending = this.#pending === '' ? text + '\n' : this.#pending + text + '\n';
     if (this.#scheduled) return;
     this.#scheduled = true;
-    if (batchDepth > 0) dirty.push(this);
+    if (batchDepth > 0) dirty[dirtyCount++] = this;
     else queueMicrotask(this.#flushLater);
   }
 
   /** Writes what is queued, in one write. */
   flush(): void {
     this.#scheduled = false;
-    const lines = this.#pending;
-    if (lines.length === 0) return;
-    const text = lines.length === 1 ? lines[0] + '\n' : lines.join('\n') + '\n';
-    lines.length = 0;
+    const text = this.#pending;
+    if (text === '') return;
+    this.#pending = '';
     const stream = this.#stream;
     if (stream.destroyed || stream.writableEnded) return;
     stream.write(text);
