@@ -102,6 +102,8 @@ interface RoundState {
   readonly k: typeof STATE_KIND;
   /** The connect URL of the flow. */
   readonly u: string;
+  /** The round: 1 with the URL request, one more for each "not done yet" (so no two rounds share a state). */
+  readonly r: number;
 }
 
 const STATE_KIND = 'mcp-elicitation-guard/connect';
@@ -253,7 +255,7 @@ export class ConnectRounds {
     }
     // Not done yet: the client retries with this fresh state (the browser step is still open).
     this.#metrics.notYet += 1;
-    return { kind: 'input_required', result: v2.inputRequired({ requestState: await this.#seal(state.u, ctx) }) };
+    return { kind: 'input_required', result: v2.inputRequired({ requestState: await this.#seal(state.u, state.r + 1, ctx) }) };
   }
 
   async #ask(v2: SdkV2, ctx: ServerContext, subject: string, input: ConnectRoundInput): Promise<ConnectStep> {
@@ -275,7 +277,7 @@ export class ConnectRounds {
       kind: 'input_required',
       result: v2.inputRequired({
         inputRequests: { [this.#inputKey]: v2.inputRequired.elicitUrl({ message: checked!.message, url: checked!.url }) },
-        requestState: await this.#seal(params.url, ctx),
+        requestState: await this.#seal(params.url, 1, ctx),
       }),
     };
   }
@@ -302,8 +304,8 @@ export class ConnectRounds {
     }
   }
 
-  #seal(connectUrl: string, ctx: ServerContext): Promise<string> {
-    return this.#codecOf().then((codec) => codec.mint({ k: STATE_KIND, u: connectUrl }, ctx));
+  #seal(connectUrl: string, round: number, ctx: ServerContext): Promise<string> {
+    return this.#codecOf().then((codec) => codec.mint({ k: STATE_KIND, u: connectUrl, r: round }, ctx));
   }
 
   #codecOf(): Promise<RequestStateCodec<RoundState>> {
@@ -361,7 +363,14 @@ function toolError(text: string): CallToolResult {
 function isRoundState(value: unknown): value is RoundState {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return v['k'] === STATE_KIND && typeof v['u'] === 'string' && v['u'].length < 2048;
+  return (
+    v['k'] === STATE_KIND &&
+    typeof v['u'] === 'string' &&
+    v['u'].length < 2048 &&
+    typeof v['r'] === 'number' &&
+    Number.isSafeInteger(v['r']) &&
+    v['r'] >= 1
+  );
 }
 
 /** A 2026-07-28 request carries the protocol version in its `_meta` envelope; a 2025 request has none. */
