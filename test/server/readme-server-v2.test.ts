@@ -43,7 +43,7 @@ let provider: TestProvider;
 const ports: number[] = [];
 
 beforeAll(async () => {
-  for (let i = 0; i < 10; i += 1) ports.push(await freePort());
+  for (let i = 0; i < 12; i += 1) ports.push(await freePort());
   provider = await startTestProvider({
     clientId: 'readme-v2-client',
     clientSecret: CLIENT_SECRET,
@@ -314,6 +314,18 @@ describe('the v2 server against a hostile client (2026-07-28)', () => {
     const third = await alice.call();
     expect(third.resultType).toBeUndefined();
     expect(textOf(third)).toBe('Acme is connected for alice.');
+  }, 60_000);
+
+  it('lets exactly one of two retries racing with the same state go on', async () => {
+    const { server } = await start(20_000);
+    const alice = await rawClient(server.url, 'alice');
+    const first = await alice.call();
+    const retries = [1, 2].map(() => alice.call({ inputResponses: ACCEPT, requestState: first.requestState! }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await walk(await browserOf(server.url, 'alice'), first.inputRequests!['connect']!.params.url)).status).toBe(200);
+    const texts = (await Promise.all(retries)).map(textOf).sort();
+    expect(texts[0]).toBe('Acme is connected for alice.');
+    expect(texts[1]).toMatch(/^E_REQUEST_STATE_REPLAYED: /);
   }, 60_000);
 
   it('answers a decline with a tool error, and only once the state is checked', async () => {
