@@ -25,7 +25,6 @@ import type {
   RequestStateCodec,
   ServerContext,
 } from '@modelcontextprotocol/server';
-import { shortDigest } from '../protocol/digest.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { urlElicitationRequired } from './completion.js';
 import type { ConnectFlowView, ConnectService } from './connect.js';
@@ -195,6 +194,11 @@ export class ConnectRounds {
    * first `input_required` round (let both propagate out of the tool).
    */
   async connect(ctx: ServerContext, input: ConnectRoundInput): Promise<ConnectStep> {
+    if (typeof ctx?.mcpReq?.requestState !== 'function')
+      throw new GuardError(
+        GuardCode.input,
+        'ConnectRounds.connect takes the SDK v2 handler context (ctx); with SDK v1 use issueUrlElicitation and urlElicitationRequired',
+      );
     const v2 = await loadSdk();
     const subject = this.#subject(ctx);
     if (typeof subject !== 'string' || subject.trim() === '')
@@ -217,7 +221,7 @@ export class ConnectRounds {
 
   async #continue(v2: SdkV2, ctx: ServerContext, subject: string, raw: unknown): Promise<ConnectStep> {
     const state = await this.#stateOf(raw, ctx);
-    const flowKey = shortDigest(state.u);
+    const flowKey = state.u;
     if (this.#isSpent(flowKey)) throw replayed();
     const answer = v2.inputResponse(ctx.mcpReq.inputResponses, this.#inputKey);
     if (answer.kind === 'elicit' && answer.action !== 'accept')

@@ -56,8 +56,10 @@ describe('ConnectRounds', () => {
     expect(() => new ConnectRounds({} as never, { key: KEY, subject: subjectOf })).toThrow(/needs a ConnectService/);
   });
 
-  it('needs a verified subject', async () => {
+  it('needs a verified subject, and the SDK v2 handler context', async () => {
     await expect(rounds().connect(ctx(null), { purpose: 'Connect Acme' })).rejects.toMatchObject({ code: 'E_SUBJECT_REQUIRED' });
+    // SDK v1's `extra` has no mcpReq.requestState.
+    await expect(rounds().connect({ sessionId: 's' } as never, { purpose: 'Connect Acme' })).rejects.toThrow(/SDK v2 handler context/);
   });
 
   it('asks with an embedded URL request and a sealed state, and answers "not done yet" with a new state', async () => {
