@@ -63,7 +63,8 @@ const ANSWERS = [{ connect: { action: 'accept' } }, { connect: { action: 'declin
 function tampered(state: string): string {
   const [version, body, mac] = state.split('.') as [string, string, string];
   const bytes = Buffer.from(body, 'base64url');
-  bytes[bytes.length >> 1] ^= 1;
+  const at = bytes.length >> 1;
+  bytes[at] = (bytes[at] ?? 0) ^ 1;
   return `${version}.${bytes.toString('base64url')}.${mac}`;
 }
 
