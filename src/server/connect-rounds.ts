@@ -156,6 +156,9 @@ export class ConnectRounds {
     const ttl = options.stateTtlSeconds ?? 600;
     if (!Number.isSafeInteger(ttl) || ttl < 1 || ttl > 86_400)
       throw new GuardError(GuardCode.input, 'ConnectRounds: stateTtlSeconds must be a whole number of seconds from 1 to 86400');
+    const pollMs = options.pollMs ?? 500;
+    if (!Number.isSafeInteger(pollMs) || pollMs < 10 || pollMs > 60_000)
+      throw new GuardError(GuardCode.input, 'ConnectRounds: pollMs must be a whole number of milliseconds from 10 to 60000');
     const inputKey = options.inputKey ?? 'connect';
     if (typeof inputKey !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(inputKey))
       throw new GuardError(GuardCode.input, 'ConnectRounds: inputKey must be 1 to 64 letters, digits, "_", "." or "-"');
@@ -166,7 +169,7 @@ export class ConnectRounds {
     this.#inputKey = inputKey;
     this.#waitMs = waitMs;
     this.#ttlSeconds = ttl;
-    this.#pollMs = options.pollMs ?? 500;
+    this.#pollMs = pollMs;
     this.#allowHttpLoopback = options.allowHttpLoopback === true;
   }
 

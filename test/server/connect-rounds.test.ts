@@ -1,4 +1,6 @@
-import type { ServerContext } from '@modelcontextprotocol/server';
+import { Client, InMemoryTransport, type Transport } from '@modelcontextprotocol/client';
+import { McpServer, SUPPORTED_PROTOCOL_VERSIONS, type ServerContext } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { describe, expect, it } from 'vitest';
 import { GuardError } from '../../src/protocol/errors.js';
 import { ConnectRounds } from '../../src/server/connect-rounds.js';
@@ -53,6 +55,7 @@ describe('ConnectRounds', () => {
     expect(build({ waitMs: 1.5 })).toThrow(/waitMs must be/);
     expect(build({ stateTtlSeconds: 0 })).toThrow(/stateTtlSeconds must be/);
     expect(build({ inputKey: 'a b' })).toThrow(/inputKey must be/);
+    expect(build({ pollMs: 1 })).toThrow(/pollMs must be/);
     expect(() => new ConnectRounds({} as never, { key: KEY, subject: subjectOf })).toThrow(/needs a ConnectService/);
   });
 
@@ -148,5 +151,55 @@ describe('ConnectRounds', () => {
     expect((error as InstanceType<typeof UrlElicitationRequiredError>).elicitations).toMatchObject([
       { mode: 'url', message: 'Connect Acme', elicitationId: expect.stringMatching(/^el_[0-9a-f]{32}$/) },
     ]);
+  });
+
+  it("works as the SDK's requestState.verify hook: the SDK hands the tool the payload, and refuses a bad state itself", async () => {
+    // In memory there is no HTTP authInfo: this server's verified subject is fixed.
+    const r = new ConnectRounds(service(), { key: KEY, subject: () => 'alice', waitMs: 0, allowHttpLoopback: true });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const handle = serveStdio(
+      () => {
+        const server = new McpServer(
+          { name: 'hooked', version: '1.0.0' },
+          { supportedProtocolVersions: ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS], requestState: { verify: r.verify } },
+        );
+        server.registerTool('connect', {}, async (c) => {
+          const step = await r.connect(c, { purpose: 'Connect Acme' });
+          return step.kind === 'connected' ? { content: [{ type: 'text', text: 'connected' }] } : step.result;
+        });
+        return server;
+      },
+      { transport: serverSide as unknown as Transport },
+    );
+    const client = new Client(
+      { name: 'raw', version: '1.0.0' },
+      {
+        capabilities: { elicitation: { url: {} } },
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    await client.connect(clientSide);
+    try {
+      const call = (extra: Record<string, unknown> = {}) =>
+        client.callTool({ name: 'connect', arguments: {}, ...extra } as never, { allowInputRequired: true } as never) as Promise<{
+          resultType?: string;
+          requestState?: string;
+          inputRequests?: Record<string, unknown>;
+          content?: { text: string }[];
+        }>;
+      const first = await call();
+      expect(first.resultType).toBe('input_required');
+      const next = await call({ inputResponses: { connect: { action: 'accept' } }, requestState: first.requestState });
+      expect(next.resultType).toBe('input_required');
+      expect(Object.keys(next.inputRequests ?? {})).toEqual([]);
+      await expect(call({ inputResponses: { connect: { action: 'accept' } }, requestState: `${first.requestState}x` })).rejects.toThrow(
+        /Invalid or expired requestState/,
+      );
+      expect(r.metrics()).toMatchObject({ issued: 1, notYet: 1, connected: 0 });
+    } finally {
+      await client.close();
+      await handle.close();
+    }
   });
 });
