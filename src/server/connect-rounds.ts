@@ -26,7 +26,7 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import { GuardCode, GuardError } from '../protocol/errors.js';
-import { urlElicitationRequired } from './completion.js';
+import { checkEntry } from './completion.js';
 import type { ConnectFlowView, ConnectService } from './connect.js';
 import { ServerCode } from './errors.js';
 import type { SecretVault, StoredSecret } from './vault-types.js';
@@ -273,17 +273,16 @@ export class ConnectRounds {
       ...(input.ttl === undefined ? {} : { ttl: input.ttl }),
     });
     // The same checks as a 2025 -32042 list: https (or http on loopback in development), no secrets in the URL.
-    const [checked] = urlElicitationRequired([params], { allowHttpLoopback: this.#allowHttpLoopback })
-      .elicitations as ElicitRequestURLParams[];
+    const checked: ElicitRequestURLParams = checkEntry(params, 0, this.#allowHttpLoopback);
     this.#metrics.issued += 1;
     if (!isModernRequest(ctx, v2)) {
       // 2025-11-25: the -32042 error, which a v2 server passes on unchanged to a 2025 request.
-      throw new v2.UrlElicitationRequiredError([checked!]);
+      throw new v2.UrlElicitationRequiredError([checked]);
     }
     return {
       kind: 'input_required',
       result: v2.inputRequired({
-        inputRequests: { [this.#inputKey]: v2.inputRequired.elicitUrl({ message: checked!.message, url: checked!.url }) },
+        inputRequests: { [this.#inputKey]: v2.inputRequired.elicitUrl({ message: checked.message, url: checked.url }) },
         requestState: await this.#seal(params.url, 1, ctx),
       }),
     };
