@@ -76,6 +76,7 @@ class GuardCore implements Guard {
       deps: { clock, random },
       store: options.ledger ?? null,
       sessionId: options.sessionKey ?? Buffer.from(random(12)).toString('base64url'),
+      sharedSession: options.sessionKey !== undefined,
       onWriteError: (error) =>
         this.#report.emit(
           this.#report.event({

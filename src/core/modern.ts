@@ -610,7 +610,7 @@ export class ModernSide {
     const ruling: ServerResponseRuling = this.#host.book.inputComplete(lineage, response.id, response, chain.round);
     if (ruling.ruling === 'withhold') return this.#withhold(response, ruling.reason);
     if (ruling.ruling !== 'accept' || ruling.until === null) return forward(response);
-    return defer(ruling.until.then((o) => (o.accepted ? forward(response) : this.#withhold(response, o.reason))));
+    return defer(ruling.until.then((o) => (o.accepted ? forward(response) : this.#withhold(response, o.reason, o.code))));
   }
 
   /** The server's self-description as last seen (raw), so an unchanged one costs a comparison. */
@@ -651,10 +651,11 @@ export class ModernSide {
     return forward(toHost(id, code, `The client-side guard refused the server's input request: ${reason}.`), [event]);
   }
 
-  #withhold(response: JsonRpcResult, reason: string): Decision {
+  /** An answer not delivered: `E_ALREADY_ACCEPTED` unless the ledger said otherwise (`E_LEDGER_UNAVAILABLE`, …). */
+  #withhold(response: JsonRpcResult, reason: string, code: GuardCode = GuardCode.alreadyAccepted): Decision {
     const id = response.id;
-    const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
-    return forward(toHost(id, GuardCode.alreadyAccepted, `The client-side guard withheld this answer: ${reason}.`), [event]);
+    const event = this.#event({ type: 'response.withheld', code, requestId: id, reason });
+    return forward(toHost(id, code, `The client-side guard withheld this answer: ${reason}.`), [event]);
   }
 
   #withheld(requestId: JsonRpcId, key: string, code: string, findings: readonly string[]): GuardEvent {

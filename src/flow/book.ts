@@ -182,6 +182,11 @@ export interface FlowBookOptions {
   readonly store: FlowStore | null;
   /** A random id of this guard's session, so two sessions never share a lineage key. */
   readonly sessionId: string;
+  /**
+   * `sessionId` is a key the host gave to several guards on one ledger (`sessionKey`): their
+   * lineage keys must then be the same for the same operation, whatever else each guard has seen.
+   */
+  readonly sharedSession?: boolean;
   readonly onWriteError: (error: unknown) => void;
   readonly onNote: (note: FlowNote) => void;
 }
@@ -306,6 +311,7 @@ export class FlowBook<A = unknown> {
   readonly #deps: RecordDeps;
   readonly #store: FlowStore | null;
   readonly #sessionId: string;
+  readonly #sharedSession: boolean;
   readonly #onWriteError: (error: unknown) => void;
   readonly #onNote: (note: FlowNote) => void;
   readonly #ttlMs: number;
@@ -345,6 +351,7 @@ export class FlowBook<A = unknown> {
     this.#deps = options.deps;
     this.#store = options.store;
     this.#sessionId = options.sessionId;
+    this.#sharedSession = options.sharedSession === true;
     this.#onWriteError = options.onWriteError;
     this.#onNote = options.onNote;
     this.#ttlMs = options.policy.completion.ttlSeconds * 1000;
@@ -352,10 +359,11 @@ export class FlowBook<A = unknown> {
     this.#flows = new Bounded(max);
     this.#serverTasks = new Bounded(max);
     this.#byDigest = new Bounded(max);
-    // Chain ids are bound to this connection (a tag of the session's random id) and counted within
-    // it: the flow ids built from them stay apart in a ledger that several guards share.
+    // Chain ids are bound to this connection (a tag of the session's random id, or of this book when
+    // the session key is shared) and counted within it: the flow ids built from them stay apart in a
+    // ledger that several guards share.
     let chains = 0;
-    const tag = options.sessionId.slice(0, 8);
+    const tag = this.#sharedSession ? Buffer.from(options.deps.random(6)).toString('base64url') : options.sessionId.slice(0, 8);
     this.rounds = new InputRequiredBook({
       maxRounds: options.policy.retry.maxRounds,
       maxChains: max,
@@ -580,11 +588,16 @@ export class FlowBook<A = unknown> {
 
   // ---------------------------------------------------------------- input-required rounds (2026-07-28)
 
-  /** The lineage of an input-required chain: scoped to the chain, so the same call made again later is a new operation. */
+  /**
+   * The lineage of an input-required chain: scoped to the chain, so the same call made again later
+   * is a new operation. Under a shared session key it is scoped like every other lineage (session
+   * key, generation, original request id, digest): guards that count chains differently still give
+   * one operation one key, so the ledger accepts its final answer once between them.
+   */
   inputLineage(chain: InputChain, originalId: JsonRpcId): Lineage {
     chain.lineage ??= createLineage(
       'input-required',
-      { sessionId: `${this.#sessionId}/${chain.id}`, generation: this.#generation },
+      { sessionId: this.#sharedSession ? this.#sessionId : `${this.#sessionId}/${chain.id}`, generation: this.#generation },
       originalId,
       chain.digest,
       chain.expiresAt,
@@ -626,7 +639,8 @@ export class FlowBook<A = unknown> {
    * book refuses a re-sent completed round before it reaches the server).
    */
   inputComplete(lineage: Lineage, id: JsonRpcId, response: unknown, round: number): ServerResponseRuling {
-    if (lineage.consentReceiptIds.length === 0) return PASS;
+    // Like a nested original's: an operation the user declined or cancelled is not accepted.
+    if (lineage.consentReceiptIds.length === 0 || lineage.refused) return PASS;
     return this.#accept(lineage, id, response, round);
   }
 

@@ -1,0 +1,201 @@
+/**
+ * Guards that share a session key and one ledger (replicas serving one host conversation), on raw
+ * 2026-07-28 JSON-RPC: the final answer of an input-required operation is accepted once between
+ * them, whatever each guard saw before; a flow that another process cancelled in the ledger is not
+ * accepted by the guard that shows it; and the ledger being down withholds the answer with
+ * E_LEDGER_UNAVAILABLE. Run against the memory ledger (one object shared), SQLite (two connections
+ * to one file) and PostgreSQL (two pools on one schema).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Decision } from '../../src/core/decision.js';
+import type { GuardEvent } from '../../src/core/events.js';
+import { createGuard, type Guard } from '../../src/core/guard.js';
+import { MemoryLedger } from '../../src/ledger/memory.js';
+import { PostgresLedger } from '../../src/ledger/postgres.js';
+import { SqliteLedger } from '../../src/ledger/sqlite.js';
+import type { Ledger } from '../../src/ledger/types.js';
+import { dropSchema, freshSchema, postgresUrl } from '../ledger/postgres-support.js';
+
+const GOOD_URL = 'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=x';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } },
+};
+
+type Message = {
+  id?: unknown;
+  result?: Record<string, unknown>;
+  error?: { code: number; data?: { code?: string } };
+};
+
+/** Two ledgers onto one store: what two processes would hold. */
+interface Shared {
+  readonly a: Ledger;
+  readonly b: Ledger;
+  close(): Promise<void>;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const clean of cleanups.splice(0)) await clean();
+});
+
+const kinds: [string, () => Promise<Shared>, boolean][] = [
+  [
+    'MemoryLedger',
+    async () => {
+      const ledger = new MemoryLedger();
+      return { a: ledger, b: ledger, close: () => ledger.close() };
+    },
+    true,
+  ],
+  [
+    'SqliteLedger (one file, two connections)',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'meg-shared-'));
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      const file = join(dir, 'ledger.sqlite');
+      const a = await SqliteLedger.open(file);
+      const b = await SqliteLedger.open(file);
+      return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
+    },
+    true,
+  ],
+  [
+    'PostgresLedger (one schema, two pools)',
+    async () => {
+      const schema = freshSchema('shared');
+      cleanups.push(() => dropSchema(schema));
+      const a = await PostgresLedger.connect(postgresUrl!, { schema, maxConnections: 3 });
+      const b = await PostgresLedger.connect(postgresUrl!, { schema, maxConnections: 3 });
+      return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
+    },
+    postgresUrl !== null,
+  ],
+];
+
+/** Runs a decision to its end (a deferred one waits for its durable write). */
+async function settle(decision: Decision): Promise<Decision> {
+  return decision.action === 'defer' ? settle(await decision.until) : decision;
+}
+
+const call = (id: number, name: string, extra: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0' as const,
+  id,
+  method: 'tools/call',
+  params: { name, arguments: { invoice: 'INV-7' }, ...extra, _meta: META },
+});
+const urlRound = (id: number, state: string) => ({
+  jsonrpc: '2.0' as const,
+  id,
+  result: {
+    resultType: 'input_required',
+    inputRequests: { github: { method: 'elicitation/create', params: { mode: 'url', message: 'Connect GitHub', url: GOOD_URL } } },
+    requestState: state,
+  },
+});
+const done = (id: number) => ({ jsonrpc: '2.0' as const, id, result: { content: [{ type: 'text', text: 'paid' }] } });
+
+interface Replica {
+  readonly guard: Guard;
+  readonly events: GuardEvent[];
+}
+
+function replica(ledger: Ledger, sessionKey: string | undefined): Replica {
+  const events: GuardEvent[] = [];
+  const guard = createGuard({ ledger, onEvent: (e) => events.push(e), ...(sessionKey === undefined ? {} : { sessionKey }) });
+  return { guard, events };
+}
+
+/**
+ * One input-required operation through one guard: the original (id `first`), a URL round, the
+ * host's accepting retry (id `first + 1`), the server's final answer. Returns what the host got.
+ */
+async function operation(r: Replica, first: number, state = 'flow=pay;round=1', name = 'pay'): Promise<Message> {
+  const { guard } = r;
+  expect((await settle(guard.outbound(call(first, name)))).action).toBe('forward');
+  const round = (await settle(guard.inbound(urlRound(first, state)))) as { message: Message };
+  expect(round.message.result?.resultType).toBe('input_required');
+  const retry = await settle(
+    guard.outbound(call(first + 1, name, { inputResponses: { github: { action: 'accept' } }, requestState: state })),
+  );
+  expect(retry.action).toBe('forward');
+  const final = (await settle(guard.inbound(done(first + 1)))) as { action: string; message: Message };
+  expect(final.action).toBe('forward');
+  return final.message;
+}
+
+const code = (m: Message) => m.error?.data?.code ?? null;
+
+for (const [name, open, available] of kinds) {
+  describe.skipIf(!available)(`guards sharing a session key on one ${name}`, () => {
+    it('accept the final answer of one input-required operation once, even when they counted their chains differently', async () => {
+      const shared = await open();
+      try {
+        const a = replica(shared.a, 'conversation-ir');
+        const b = replica(shared.b, 'conversation-ir');
+        // B saw other operations first: its own chain counter is ahead of A's.
+        for (const first of [100, 200]) expect(code(await operation(b, first, `other-${first}`, 'other'))).toBeNull();
+        const got = [await operation(a, 1), await operation(b, 1)];
+        expect(got.map(code)).toEqual([null, 'E_ALREADY_ACCEPTED']);
+        expect(b.events).toContainEqual(expect.objectContaining({ type: 'response.withheld', code: 'E_ALREADY_ACCEPTED' }));
+        expect(a.guard.metrics().maxAcceptancesPerLineage).toBe(1);
+      } finally {
+        await shared.close();
+      }
+    });
+
+    it('without a shared key every guard is its own scope: each accepts its own answer', async () => {
+      const shared = await open();
+      try {
+        const got = [await operation(replica(shared.a, undefined), 1), await operation(replica(shared.b, undefined), 1)];
+        expect(got.map(code)).toEqual([null, null]);
+      } finally {
+        await shared.close();
+      }
+    });
+
+    it('under a shared key, the same operation with another original id is another operation', async () => {
+      const shared = await open();
+      try {
+        const a = replica(shared.a, 'conversation-ids');
+        const b = replica(shared.b, 'conversation-ids');
+        expect([code(await operation(a, 1)), code(await operation(b, 3))]).toEqual([null, null]);
+      } finally {
+        await shared.close();
+      }
+    });
+
+    it('a hostile server: a final answer to a retry carrying the state of another round accepts nothing', async () => {
+      const shared = await open();
+      try {
+        const a = replica(shared.a, 'conversation-hostile');
+        const { guard } = a;
+        await settle(guard.outbound(call(1, 'pay')));
+        await settle(guard.inbound(urlRound(1, 'round-1')));
+        // The host retries with a state the guard never gave it: not a retry of this chain.
+        const forged = await settle(
+          guard.outbound(call(2, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-of-another-op' })),
+        );
+        expect(forged.action).toBe('forward');
+        // The server answers it (and answers its id again): no acceptance, nothing recorded.
+        for (let i = 0; i < 2; i++) {
+          const final = (await settle(guard.inbound(done(2)))) as { action: string; message?: Message };
+          if (final.action === 'forward') expect(code(final.message!)).toBeNull();
+        }
+        expect(guard.metrics().originalOperationsAccepted).toBe(0);
+        // The real retry is accepted once; the server re-sending its final answer is not delivered twice.
+        await settle(guard.outbound(call(3, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-1' })));
+        expect(code(((await settle(guard.inbound(done(3)))) as { message: Message }).message)).toBeNull();
+        const again = await settle(guard.inbound(done(3)));
+        expect(again.action === 'drop' || code((again as { message: Message }).message) === 'E_ALREADY_ACCEPTED').toBe(true);
+        expect(guard.metrics().maxAcceptancesPerLineage).toBe(1);
+      } finally {
+        await shared.close();
+      }
+    });
+  });
+}
