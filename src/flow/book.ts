@@ -88,7 +88,9 @@ export interface FlowStore {
   putNavigation(record: NavigationRecord): Promise<unknown>;
   updateFlowState(id: string, from: FlowState, to: FlowState, trigger: FlowTrigger, at: number): Promise<unknown>;
   putConsentReceipt(receipt: ConsentReceipt): Promise<unknown>;
-  acceptBusinessReceipt(receipt: BusinessReceipt): Promise<{ readonly accepted: boolean }>;
+  acceptBusinessReceipt(
+    receipt: BusinessReceipt,
+  ): Promise<{ readonly accepted: boolean; readonly endedFlow?: { readonly navigationId: string; readonly state: string } }>;
 }
 
 /** What the book says happened, for the guard's events. */
@@ -113,8 +115,16 @@ export type ServerRequestRuling = 'recorded' | 'id-in-use';
 /** How an accepted final answer ends: delivered, or withheld with a reason. */
 export type AcceptOutcome =
   | { readonly accepted: true }
-  /** `code`: `E_ALREADY_ACCEPTED` (another guard accepted one), or `E_LEDGER_UNAVAILABLE` (the receipt could not be written). */
-  | { readonly accepted: false; readonly reason: string; readonly code: 'E_ALREADY_ACCEPTED' | 'E_LEDGER_UNAVAILABLE' };
+  /**
+   * `code`: `E_ALREADY_ACCEPTED` (another guard accepted one), `E_RETRY_NOT_ELIGIBLE` (a flow it
+   * rests on was cancelled or declined in the ledger by another process), or `E_LEDGER_UNAVAILABLE`
+   * (the receipt could not be written).
+   */
+  | {
+      readonly accepted: false;
+      readonly reason: string;
+      readonly code: 'E_ALREADY_ACCEPTED' | 'E_RETRY_NOT_ELIGIBLE' | 'E_LEDGER_UNAVAILABLE';
+    };
 
 /** On a server response to a host request. */
 export type ServerResponseRuling =
@@ -930,7 +940,7 @@ export class FlowBook<A = unknown> {
       this.#count(lineage);
       return { ruling: 'accept', until: null };
     }
-    const outcome = store.acceptBusinessReceipt(receipt).then((o) => o.accepted);
+    const outcome = store.acceptBusinessReceipt(receipt);
     this.#track(
       outcome.then(
         () => undefined,
@@ -938,7 +948,17 @@ export class FlowBook<A = unknown> {
       ),
     );
     const until = outcome.then(
-      (accepted): AcceptOutcome => {
+      ({ accepted, endedFlow }): AcceptOutcome => {
+        if (!accepted && endedFlow !== undefined) {
+          // Another process (the CLI, the query page, another proxy) ended a flow this operation
+          // rests on: the ledger's word holds, and the operation is not retried either.
+          lineage.refused = true;
+          return {
+            accepted: false,
+            reason: `flow ${endedFlow.navigationId} of this operation is ${endedFlow.state} in the ledger`,
+            code: 'E_RETRY_NOT_ELIGIBLE',
+          };
+        }
         if (!accepted)
           return {
             accepted: false,

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Decision } from '../../src/core/decision.js';
 import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard, type Guard } from '../../src/core/guard.js';
+import { moveByHand } from '../../src/ledger/manual.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import { PostgresLedger } from '../../src/ledger/postgres.js';
 import { SqliteLedger } from '../../src/ledger/sqlite.js';
@@ -164,6 +165,37 @@ for (const [name, open, available] of kinds) {
         const a = replica(shared.a, 'conversation-ids');
         const b = replica(shared.b, 'conversation-ids');
         expect([code(await operation(a, 1)), code(await operation(b, 3))]).toEqual([null, null]);
+      } finally {
+        await shared.close();
+      }
+    });
+
+    it('a flow cancelled in the ledger by another process while the server works: the answer is withheld, nothing accepted', async () => {
+      const shared = await open();
+      try {
+        const a = replica(shared.a, 'conversation-cancel');
+        const { guard } = a;
+        await settle(guard.outbound(call(1, 'pay')));
+        const round = (await settle(guard.inbound(urlRound(1, 'round-1')))) as { message: Message };
+        const flowId = (round.message.result!.inputRequests as Record<string, { params: { _meta: Record<string, string> } }>).github!.params
+          ._meta['mcp-elicitation-guard/flow']!;
+        await settle(guard.outbound(call(2, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-1' })));
+        const navigationId = guard.flow(flowId)!.navigationId;
+        await expect.poll(async () => (await shared.b.getNavigation(navigationId))?.flow.state).toBe('OUT_OF_BAND_PENDING');
+        // Another process (the CLI, the query page, another proxy) cancels the flow in the ledger.
+        expect((await moveByHand(shared.b, navigationId, 'cancel', Date.now())).state).toBe('CANCELLED');
+        const final = (await settle(guard.inbound(done(2)))) as { message: Message };
+        expect(code(final.message)).toBe('E_RETRY_NOT_ELIGIBLE');
+        expect(a.events).toContainEqual(expect.objectContaining({ type: 'response.withheld', code: 'E_RETRY_NOT_ELIGIBLE' }));
+        expect(await shared.b.listBusinessReceipts((await shared.b.getNavigation(navigationId))!.record.originalRequestDigest!)).toEqual(
+          [],
+        );
+        expect((await shared.b.getNavigation(navigationId))!.flow.state).toBe('CANCELLED');
+        // The operation is over for this guard too: a retry of it is refused before it reaches the server.
+        const again = await settle(
+          guard.outbound(call(3, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-1' })),
+        );
+        expect(again.action).toBe('reply');
       } finally {
         await shared.close();
       }
