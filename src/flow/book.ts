@@ -91,6 +91,8 @@ export interface FlowStore {
   acceptBusinessReceipt(
     receipt: BusinessReceipt,
   ): Promise<{ readonly accepted: boolean; readonly endedFlow?: { readonly navigationId: string; readonly state: string } }>;
+  /** The receipts of one original request (any session): read when another guard of a shared session may have accepted it. */
+  listBusinessReceipts?(originalRequestDigest: string): Promise<readonly BusinessReceipt[]>;
 }
 
 /** What the book says happened, for the guard's events. */
@@ -613,6 +615,23 @@ export class FlowBook<A = unknown> {
       chain.expiresAt,
     );
     return chain.lineage;
+  }
+
+  /**
+   * Under a shared session key, with a store that can say: the receipt another guard of this
+   * session wrote for an operation of `kind` with this original digest within the completion time
+   * to live, or `null`. `null` instead of a promise when there is no one to ask (no shared key, no
+   * such store). For a retry this guard cannot place (the guard that saw its rounds is gone): an
+   * operation already accepted elsewhere is not run again.
+   */
+  acceptedInSession(kind: LineageKind, digest: string): Promise<BusinessReceipt | null> | null {
+    const store = this.#store;
+    if (!this.#sharedSession || store?.listBusinessReceipts === undefined) return null;
+    const prefix = `${this.#sessionId}/`;
+    const since = this.#deps.clock() - this.#ttlMs;
+    return store
+      .listBusinessReceipts(digest)
+      .then((receipts) => receipts.find((r) => r.lineage.kind === kind && r.lineage.session.startsWith(prefix) && r.at > since) ?? null);
   }
 
   /** A URL elicitation of an input-required round is about to reach the user (no `elicitationId` in this revision: the guard names it). */

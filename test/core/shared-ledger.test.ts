@@ -201,6 +201,48 @@ for (const [name, open, available] of kinds) {
       }
     });
 
+    it('a retry of rounds another guard of the session ran (and died): refused once that guard accepted, run once when it never did', async () => {
+      const shared = await open();
+      try {
+        const retryOf = (id: number, state: string) =>
+          call(id, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: state });
+        // A accepted the operation, then died before the host saw the answer: B refuses the host's retry locally.
+        expect(code(await operation(replica(shared.a, 'conversation-died'), 1, 'state-accepted'))).toBeNull();
+        const b = replica(shared.b, 'conversation-died');
+        const refused = (await settle(b.guard.outbound(retryOf(2, 'state-accepted')))) as { action: string; message: Message };
+        expect(refused.action).toBe('reply');
+        expect(code(refused.message)).toBe('E_ALREADY_ACCEPTED');
+        expect(b.events).toContainEqual(expect.objectContaining({ type: 'retry.refused', code: 'E_ALREADY_ACCEPTED' }));
+
+        // Another operation: A showed its round and died before the retry. B sends the retry on
+        // (without answers it never presented); the server asks again, and B accepts it once.
+        const a2 = replica(shared.a, 'conversation-died');
+        await settle(a2.guard.outbound(call(11, 'charge')));
+        await settle(a2.guard.inbound(urlRound(11, 'state-open')));
+        const sent = (await settle(
+          b.guard.outbound(call(12, 'charge', { inputResponses: { github: { action: 'accept' } }, requestState: 'state-open' })),
+        )) as { action: string; message: { params: Record<string, unknown> } };
+        expect(sent.action).toBe('forward');
+        expect(sent.message.params.inputResponses).toBeUndefined();
+        await settle(b.guard.inbound(urlRound(12, 'state-open-2')));
+        await settle(
+          b.guard.outbound(call(13, 'charge', { inputResponses: { github: { action: 'accept' } }, requestState: 'state-open-2' })),
+        );
+        expect(code(((await settle(b.guard.inbound(done(13)))) as { message: Message }).message)).toBeNull();
+        // A third guard of the session gets the same retry again: the operation is accepted, so it is refused.
+        const c = replica(shared.a, 'conversation-died');
+        const late = (await settle(
+          c.guard.outbound(call(13, 'charge', { inputResponses: { github: { action: 'accept' } }, requestState: 'state-open-2' })),
+        )) as { action: string; message: Message };
+        expect([late.action, code(late.message)]).toEqual(['reply', 'E_ALREADY_ACCEPTED']);
+        // Another session key never sees this session's receipts.
+        const other = replica(shared.b, 'another-conversation');
+        expect((await settle(other.guard.outbound(retryOf(2, 'state-accepted')))).action).toBe('forward');
+      } finally {
+        await shared.close();
+      }
+    });
+
     it('a hostile server: a final answer to a retry carrying the state of another round accepts nothing', async () => {
       const shared = await open();
       try {
@@ -231,3 +273,16 @@ for (const [name, open, available] of kinds) {
     });
   });
 }
+
+describe('a guard with a shared session key whose ledger cannot be read', () => {
+  it('refuses a retry it cannot place with E_LEDGER_UNAVAILABLE (fail closed), and still passes a plain call', async () => {
+    const ledger = new MemoryLedger();
+    const r = replica(ledger, 'conversation-down');
+    await ledger.close();
+    const refused = (await settle(
+      r.guard.outbound(call(2, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'somewhere' })),
+    )) as { action: string; message: Message };
+    expect([refused.action, code(refused.message)]).toEqual(['reply', 'E_LEDGER_UNAVAILABLE']);
+    expect((await settle(r.guard.outbound(call(3, 'pay')))).action).toBe('forward');
+  });
+});
