@@ -201,6 +201,50 @@ for (const [name, open, available] of kinds) {
       }
     });
 
+    it('a cancel racing the final answer: either the answer is accepted and the cancel refused, or the answer is withheld and the flow cancelled', async () => {
+      const shared = await open();
+      try {
+        for (let run = 0; run < 12; run++) {
+          const a = replica(shared.a, `conversation-race-${run}`);
+          const { guard } = a;
+          await settle(guard.outbound(call(1, 'pay')));
+          const round = (await settle(guard.inbound(urlRound(1, 'round-1')))) as { message: Message };
+          const flowId = (round.message.result!.inputRequests as Record<string, { params: { _meta: Record<string, string> } }>).github!
+            .params._meta['mcp-elicitation-guard/flow']!;
+          await settle(guard.outbound(call(2, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-1' })));
+          const navigationId = guard.flow(flowId)!.navigationId;
+          await expect.poll(async () => (await shared.b.getNavigation(navigationId))?.flow.state).toBe('OUT_OF_BAND_PENDING');
+          const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+          const [cancel, final] = await Promise.all([
+            pause(Math.random() * 4).then(() =>
+              moveByHand(shared.b, navigationId, 'cancel', Date.now()).then(
+                () => 'cancelled',
+                (error: { code: string }) => error.code,
+              ),
+            ),
+            pause(Math.random() * 4).then(async () => code(((await settle(guard.inbound(done(2)))) as { message: Message }).message)),
+          ]);
+          await guard.flush();
+          const state = (await shared.b.getNavigation(navigationId))!.flow.state;
+          const receipts = await shared.b.listBusinessReceipts((await shared.b.getNavigation(navigationId))!.record.originalRequestDigest!);
+          const mine = receipts.filter((r) => r.lineage.session.startsWith(`conversation-race-${run}/`));
+          const outcome = JSON.stringify({ cancel, final, state, receipts: mine.length });
+          if (cancel === 'cancelled')
+            expect(outcome).toBe(JSON.stringify({ cancel, final: 'E_RETRY_NOT_ELIGIBLE', state: 'CANCELLED', receipts: 0 }));
+          else {
+            expect(['E_STATE_CONFLICT', 'E_ILLEGAL_TRANSITION'], outcome).toContain(cancel);
+            expect({ final, state, receipts: mine.length }, outcome).toEqual({
+              final: null,
+              state: 'ORIGINAL_RESPONSE_ACCEPTED',
+              receipts: 1,
+            });
+          }
+        }
+      } finally {
+        await shared.close();
+      }
+    });
+
     it('a retry of rounds another guard of the session ran (and died): refused once that guard accepted, run once when it never did', async () => {
       const shared = await open();
       try {
