@@ -334,7 +334,8 @@ describe.each(backends)('proxies sharing %s, spec 2026-07-28', (_name, openStore
   );
 
   it.skipIf(!available)(
-    'after kill -9 of proxy A, the host re-sends its retry through proxy B: refused when A accepted the operation, run once when A never did',
+    'after kill -9 of proxy A, the host re-sends its retry through proxy B: refused when A accepted the operation, ' +
+      'run once when A never did',
     async () => {
       const session = `modern-crash-${Date.now()}`;
       const accepted = join(tmp, 'release-accepted');
