@@ -444,6 +444,24 @@ export class FlowBook<A = unknown> {
     return PASS;
   }
 
+  /**
+   * Under a shared session key: a host request of an eliciting method that is not a retry this
+   * book tracks may be the re-sent retry of a `-32042` operation another guard of the session ran
+   * (and died). Returns the receipt of such an operation (same digest, within the time to live),
+   * or `null` when there is none or no one to ask. Call after `hostRequest` passed it.
+   */
+  acceptedElsewhere(request: RequestEvent): Promise<BusinessReceipt | null> | null {
+    if (!this.#sharedSession || !ELICITING_METHODS.has(request.method)) return null;
+    const entry = this.#hostRequests.get(request.id);
+    if (entry === undefined || isRetry(entry)) return null;
+    return this.acceptedInSession('error-retry', requestDigest(request.method, request.params));
+  }
+
+  /** A request `hostRequest` passed was refused after all: it is not in flight. */
+  withdrawn(id: JsonRpcId): void {
+    this.#hostRequests.delete(id);
+  }
+
   #ruleOnRepeat(digest: string): HostRequestRuling | null {
     const maxRetries = this.#policy.retry.maxRetries;
     for (const lineage of this.#nested.values()) {

@@ -18,6 +18,7 @@ import { MemoryLedger } from '../../src/ledger/memory.js';
 import { PostgresLedger } from '../../src/ledger/postgres.js';
 import { SqliteLedger } from '../../src/ledger/sqlite.js';
 import type { Ledger } from '../../src/ledger/types.js';
+import { handshake } from '../helpers/session.js';
 import { dropSchema, freshSchema, postgresUrl } from '../ledger/postgres-support.js';
 
 const GOOD_URL = 'https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=x';
@@ -282,6 +283,48 @@ for (const [name, open, available] of kinds) {
         // Another session key never sees this session's receipts.
         const other = replica(shared.b, 'another-conversation');
         expect((await settle(other.guard.outbound(retryOf(2, 'state-accepted')))).action).toBe('forward');
+      } finally {
+        await shared.close();
+      }
+    });
+
+    it('2025-11-25: a request re-sent through another guard of the session after a -32042 operation was accepted is refused before it is sent', async () => {
+      const shared = await open();
+      try {
+        const legacyCall = (id: number, invoice: string) => ({
+          jsonrpc: '2.0' as const,
+          id,
+          method: 'tools/call',
+          params: { name: 'pay', arguments: { invoice } },
+        });
+        const required = (id: number) => ({
+          jsonrpc: '2.0' as const,
+          id,
+          error: {
+            code: -32042,
+            message: 'URL elicitation required',
+            data: { elicitations: [{ mode: 'url', elicitationId: `e-${id}`, url: GOOD_URL, message: 'Connect GitHub' }] },
+          },
+        });
+        const a = replica(shared.a, 'conversation-2025');
+        handshake(a.guard, { form: {}, url: {} });
+        await settle(a.guard.outbound(legacyCall(1, 'INV-1')));
+        await settle(a.guard.inbound(required(1)));
+        expect((await settle(a.guard.outbound(legacyCall(2, 'INV-1')))).action).toBe('forward');
+        expect(code(((await settle(a.guard.inbound(done(2)))) as { message: Message }).message)).toBeNull();
+
+        const b = replica(shared.b, 'conversation-2025');
+        handshake(b.guard, { form: {}, url: {} });
+        const refused = (await settle(b.guard.outbound(legacyCall(9, 'INV-1')))) as { action: string; message: Message };
+        expect([refused.action, code(refused.message)]).toEqual(['reply', 'E_ALREADY_ACCEPTED']);
+        // Refused, so not in flight: an answer to its id is nobody's.
+        expect((await settle(b.guard.inbound(done(9)))).action).toBe('forward');
+        expect(b.guard.metrics().originalOperationsAccepted).toBe(0);
+        // Another operation, or another session, goes through.
+        expect((await settle(b.guard.outbound(legacyCall(10, 'INV-2')))).action).toBe('forward');
+        const other = replica(shared.b, 'conversation-other');
+        handshake(other.guard, { form: {}, url: {} });
+        expect((await settle(other.guard.outbound(legacyCall(9, 'INV-1')))).action).toBe('forward');
       } finally {
         await shared.close();
       }
