@@ -12,6 +12,7 @@ import {
   findSecretInHost,
   isCredentialName,
   isSecretContext,
+  mayBePrefixedSecret,
 } from './credentials.js';
 import type { Findings } from './findings.js';
 import { hostParts, isLocalhostName } from './host.js';
@@ -42,25 +43,51 @@ function isOAuthRequest(parts: readonly UrlPart[]): boolean {
 }
 
 /**
- * False only for a part that no content rule can match: a value (and decoded literal) under 7
- * characters with no `@`, `(` or `[`, a name under 12 characters that no name list knows, and for
- * a path segment, no secret-naming segment before it. Every rule of `credentials.ts`,
- * `personal.ts` and `redirects.ts` needs one of those (test/url/differential.test.ts holds the
- * gated engine to the ungated reference).
+ * False only for a part that no content rule can match: a name under 12 characters that no name
+ * list knows, for a path segment no secret-naming segment before it, and a value that none of
+ * the value rules can read. Every rule of `credentials.ts`, `personal.ts` and `redirects.ts`
+ * needs one of those (test/url/differential.test.ts holds the gated engine to the ungated
+ * reference).
  */
 function isKnownName(key: string): boolean {
   return isCredentialName(key) || isPersonalName(key) || isRedirectName(key);
 }
 
 function mayCarryData(part: UrlPart): boolean {
-  const value = part.value;
-  if (value.length >= 7 || part.literal.length >= 7) return true;
+  if (part.name !== null) {
+    if (part.name.length >= 12 || isKnownName(part.key)) return true;
+  } else if (part.context !== '' && isSecretContext(part.context)) {
+    return true;
+  }
+  return valueMayCarryData(part.value, part.literal);
+}
+
+/**
+ * What the value rules need, whatever the name: 16 characters (secret shapes, base64 e-mail), an
+ * `@`, `(` or `[` (e-mail), seven digits (phone and card numbers), 15 characters with two digits
+ * (IBAN), or 12 characters that start like a prefixed key or like base64 of "http" (`a`).
+ */
+function valueMayCarryData(value: string, literal: string): boolean {
+  if (value.length >= 16) return true;
+  let digits = 0;
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if (c === 0x40 || c === 0x28 || c === 0x5b) return true;
+    if (c >= 0x30 && c <= 0x39) digits++;
+    else if (c === 0x40 || c === 0x28 || c === 0x5b) return true;
   }
-  if (part.name !== null) return part.name.length >= 12 || isKnownName(part.key);
-  return part.context !== '' && isSecretContext(part.context);
+  if (digits >= 7 || (value.length >= 15 && digits >= 2)) return true;
+  if (value.length >= 12 && (value.charCodeAt(0) === 0x61 || mayBePrefixedSecret(value))) return true;
+  if (literal === value) return false;
+  return literal.length >= 7 && digitCountAtLeast(literal, 7);
+}
+
+function digitCountAtLeast(text: string, min: number): boolean {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39 && ++n >= min) return true;
+  }
+  return false;
 }
 
 const DATA_WORDS: Record<PersonalHit['kind'], string> = {

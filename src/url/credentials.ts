@@ -319,6 +319,11 @@ export function shapedSecret(value: string): SecretMatch | null {
   return null;
 }
 
+/** True when a value of 12 to 15 characters could be a prefixed key (`shapedSecret`; `content.ts`'s gate). */
+export function mayBePrefixedSecret(value: string): boolean {
+  return PREFIX_STARTS.test(value);
+}
+
 /** True when a parameter name is one the credential rules read (`content.ts`'s gate). */
 export function isCredentialName(key: string): boolean {
   return nameClass(key) !== null;

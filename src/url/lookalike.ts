@@ -23,6 +23,7 @@ import { foldAscii, labelKey as keyOf, labelKeys } from './skeleton.js';
 import {
   editDistanceAtMostOne,
   HASH_BASE,
+  hashFilterHas,
   HASHES,
   hasOneSwap,
   isLikelyEditDistanceFalsePositive,
@@ -257,6 +258,7 @@ interface Tokens {
 }
 
 const NONE: readonly never[] = Object.freeze([]);
+/** The smallest key filter (32-bit words); an index with many sites gets a larger one (`filterWords`). */
 const KEY_FILTER_WORDS = 1 << 12;
 
 /**
@@ -266,12 +268,19 @@ const KEY_FILTER_WORDS = 1 << 12;
  */
 class KeyMap {
   private readonly map = new Map<string, IndexedSite[]>();
-  private readonly bits = new Uint32Array(KEY_FILTER_WORDS);
+  private readonly bits: Uint32Array;
+  private readonly mask: number;
+
+  /** `words` is a power of two: the filter's size in 32-bit words. */
+  constructor(words: number) {
+    this.bits = new Uint32Array(words);
+    this.mask = words - 1;
+  }
 
   add(key: string, site: IndexedSite): void {
     push(this.map, key, site);
     const h = keyHash(key);
-    this.bits[(h >>> 5) & (KEY_FILTER_WORDS - 1)]! |= 1 << (h & 31);
+    this.bits[(h >>> 5) & this.mask]! |= 1 << (h & 31);
   }
 
   get(key: string, hash = keyHash(key)): readonly IndexedSite[] | undefined {
@@ -281,7 +290,7 @@ class KeyMap {
 
   /** False when no key with this `keyHash` is in the map. */
   mayHave(hash: number): boolean {
-    return (this.bits[(hash >>> 5) & (KEY_FILTER_WORDS - 1)]! & (1 << (hash & 31))) !== 0;
+    return (this.bits[(hash >>> 5) & this.mask]! & (1 << (hash & 31))) !== 0;
   }
 
   has(key: string, hash = keyHash(key)): boolean {
@@ -294,17 +303,17 @@ class KeyMap {
 
   /** Adds this map's filter bits to `filter` (same size and hash). */
   orInto(filter: Uint32Array): void {
-    for (let i = 0; i < KEY_FILTER_WORDS; i++) filter[i]! |= this.bits[i]!;
+    for (let i = 0; i < this.bits.length; i++) filter[i]! |= this.bits[i]!;
   }
 }
 
 const NO_TOKENS: Tokens = Object.freeze({ keys: NONE, separators: NONE, hashes: NONE, subdomainCount: 0 });
 
 /**
- * True when a token of `text` (split at dots and hyphens) may be a key of a map whose bits are in
- * `filter`: the `keyHash` of each token, computed as the text is read, so no token string is cut.
+ * Appends the `keyHash` of each token of `text` (split at dots, hyphens and underscores) to
+ * `out`, computed as the text is read, so no token string is cut.
  */
-function anyTokenInFilter(text: string, filter: Uint32Array): boolean {
+function pushTokenHashes(text: string, out: number[]): void {
   let h = 0;
   let length = 0;
   for (let i = 0; i <= text.length; i++) {
@@ -315,17 +324,110 @@ function anyTokenInFilter(text: string, filter: Uint32Array): boolean {
       length++;
       continue;
     }
-    if (length > 0) {
-      const hash = h & 0x3fffffff;
-      if ((filter[(hash >>> 5) & (KEY_FILTER_WORDS - 1)]! & (1 << (hash & 31))) !== 0) return true;
-    }
+    if (length > 0) out.push(h & 0x3fffffff);
     h = 0;
     length = 0;
   }
+}
+
+/** True when one of `hashes` has its bit in `filter` (a power-of-two number of 32-bit words). */
+function anyInFilter(hashes: readonly number[], filter: Uint32Array): boolean {
+  const mask = filter.length - 1;
+  for (let i = 0; i < hashes.length; i++) {
+    const hash = hashes[i]!;
+    if ((filter[(hash >>> 5) & mask]! & (1 << (hash & 31))) !== 0) return true;
+  }
   return false;
 }
-/** 2^20 bits: with a few thousand hashes indexed, a miss is almost always decided here. */
+
+/** The smallest deletion-neighbourhood filter: 2^20 bits. */
 const HASH_FILTER_WORDS = 1 << 15;
+/** Filter bits per indexed hash: about one false hit in 50 probes, so most misses never reach a map. */
+const FILTER_BITS_PER_ENTRY = 64;
+
+/** The smallest power-of-two number of 32-bit words with `FILTER_BITS_PER_ENTRY` bits for each of `entries`, at least `min`. */
+function filterWords(entries: number, min: number): number {
+  let words = min;
+  while (words * 32 < entries * FILTER_BITS_PER_ENTRY && words < 1 << 18) words *= 2;
+  return words;
+}
+
+/**
+ * What the indexes read of one host's label, computed once per `findLookalike` call and shared
+ * by the built-in and the policy index: the label's look-alike keys and hash, and (for the first
+ * key) its sound-alike key, its deletion neighbourhood, its keyword test and the hashes of the
+ * ASCII host's tokens. Each index then only probes its own tables with them.
+ */
+class Probe {
+  readonly keys: readonly string[];
+  readonly firstHash: number;
+  /** The host is one label without hyphens or underscores (then it has no tokens to split). */
+  readonly singleToken: boolean;
+  private sound: string | undefined = undefined;
+  private soundHash = 0;
+  private neighbours: Int32Array | undefined = undefined;
+  private neighbourCount = 0;
+  private keyword: boolean | undefined = undefined;
+  private tokenHashList: number[] | undefined = undefined;
+
+  constructor(private readonly host: HostParts) {
+    this.keys = host.idn ? labelKeys(host.labelUnicode!) : [foldAscii(host.label!)];
+    this.firstHash = keyHash(this.keys[0]!);
+    this.singleToken = host.subdomain === '' && !/[-_]/.test(host.label!) && !this.keys[0]!.includes('-');
+  }
+
+  /** `phoneticKey` of the first key. */
+  firstSound(): string {
+    if (this.sound === undefined) {
+      this.sound = phoneticKey(this.keys[0]!);
+      this.soundHash = this.sound === this.keys[0] ? this.firstHash : keyHash(this.sound);
+    }
+    return this.sound;
+  }
+
+  /** `keyHash` of `firstSound()`. */
+  firstSoundHash(): number {
+    this.firstSound();
+    return this.soundHash;
+  }
+
+  /** The deletion-neighbourhood hashes of the first key, in `neighbourhoodHashes` order (`count` of them). */
+  firstNeighbourhood(): Int32Array {
+    if (this.neighbours === undefined) {
+      this.neighbourCount = neighbourhoodHashes(this.keys[0]!);
+      this.neighbours = PROBE_HASHES;
+      PROBE_HASHES.set(HASHES.subarray(0, this.neighbourCount));
+    }
+    return this.neighbours;
+  }
+
+  get firstNeighbourCount(): number {
+    this.firstNeighbourhood();
+    return this.neighbourCount;
+  }
+
+  /** `anyKeyword(keys)`. */
+  hasKeyword(): boolean {
+    return (this.keyword ??= anyKeyword(this.keys));
+  }
+
+  /** The `keyHash` of every token of an ASCII host's subdomain and folded label (`labelKey`). */
+  asciiTokenHashes(): readonly number[] {
+    if (this.tokenHashList === undefined) {
+      const out: number[] = [];
+      pushTokenHashes(this.keys[0]!, out);
+      if (this.host.subdomain !== '') pushTokenHashes(foldAscii(this.host.subdomain), out);
+      this.tokenHashList = out;
+    }
+    return this.tokenHashList;
+  }
+}
+
+/**
+ * The buffer of the live probe's neighbourhood (one `findLookalike` call at a time: the engine is
+ * synchronous), apart from `HASHES`, which other keys of an IDN label reuse meanwhile.
+ */
+const PROBE_HASHES = new Int32Array(HASHES.length);
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
@@ -441,8 +543,8 @@ export class LookalikeIndex {
   /** `key(label) + '.' + suffix` → sites: homographs of the whole registrable domain. */
   private readonly byRegistrableKey = new Map<string, IndexedSite[]>();
   /** `key(label)` → sites: the same brand on any suffix. */
-  private readonly byLabelKey = new KeyMap();
-  private readonly byPhoneticKey = new KeyMap();
+  private readonly byLabelKey: KeyMap;
+  private readonly byPhoneticKey: KeyMap;
   /**
    * Deletion neighbourhood of label keys, per public suffix: the hash of every key and of every
    * key with one character removed. A query looks up its own hash and its own deletions, which
@@ -452,13 +554,13 @@ export class LookalikeIndex {
   private lastSuffix: string | null = null;
   private lastDeletions: ReadonlyMap<number, readonly IndexedSite[]> | undefined = undefined;
   /** One bit per neighbourhood hash (any suffix): most queries miss here and skip the map. */
-  private readonly hashFilter = new Uint32Array(HASH_FILTER_WORDS);
+  private readonly hashFilter: Uint32Array;
   /** Dotted embedding targets (`apple` + `com` in `apple.com.evil.net`): every site with a label of 4+. */
-  private readonly dottedTargets = new KeyMap();
+  private readonly dottedTargets: KeyMap;
   /** Glued embedding targets, distinctive labels only (`paypalcom`). */
-  private readonly gluedTargets = new KeyMap();
+  private readonly gluedTargets: KeyMap;
   /** Combo-squatting brands that are not words: matched inside longer labels too. */
-  private readonly distinctiveBrands = new KeyMap();
+  private readonly distinctiveBrands: KeyMap;
   /** The distinctive brands of 4+ characters, matched inside a label by `BrandScanner` (no regex of alternatives). */
   private readonly distinctiveBrandScanner: BrandScanner;
   /** Combo-squatting brands that are words (`apple`, `zoom`): matched only as whole tokens. */
@@ -466,12 +568,22 @@ export class LookalikeIndex {
   /** `wordBrands` as pairs in insertion order, for the scan that cannot look a brand up. */
   private readonly wordBrandList: readonly (readonly [string, readonly IndexedSite[]])[];
   /** The filter bits of every map a host token is looked up in (dotted, glued, distinctive). */
-  private readonly tokenFilter = new Uint32Array(KEY_FILTER_WORDS);
+  private readonly tokenFilter: Uint32Array;
 
   constructor(sites: Iterable<ProtectedSite>, aliases: ReadonlyMap<string, string> = new Map()) {
     const all = new Map<string, ProtectedSite>();
     for (const site of sites) all.set(site.domain, site);
     this.sites = all;
+    // Filters sized to the list: a policy's 5,000 domains would fill the smallest ones.
+    const keyWords = filterWords(3 * all.size, KEY_FILTER_WORDS);
+    this.byLabelKey = new KeyMap(keyWords);
+    this.byPhoneticKey = new KeyMap(keyWords);
+    this.dottedTargets = new KeyMap(keyWords);
+    this.gluedTargets = new KeyMap(keyWords);
+    this.distinctiveBrands = new KeyMap(keyWords);
+    this.tokenFilter = new Uint32Array(keyWords);
+    this.hashFilter = new Uint32Array(filterWords(12 * all.size, HASH_FILTER_WORDS));
+    const hashMask = this.hashFilter.length - 1;
     const indexedByDomain = new Map<string, IndexedSite>();
     for (const site of all.values()) {
       const labelKey = labelKeys(toUnicodeHost(site.label))[0]!;
@@ -487,7 +599,7 @@ export class LookalikeIndex {
         for (let h = 0; h < count; h++) {
           const hash = HASHES[h]!;
           push(bySuffix, hash, indexed);
-          this.hashFilter[(hash >>> 5) & (HASH_FILTER_WORDS - 1)]! |= 1 << (hash & 31);
+          this.hashFilter[(hash >>> 5) & hashMask]! |= 1 << (hash & 31);
         }
       }
       if (site.label.length >= MIN_EMBEDDED_LABEL) {
@@ -526,35 +638,44 @@ export class LookalikeIndex {
   /** Finds the strongest imitation of a protected site by `host`, or null: an error wins over a warning. */
   match(host: HostParts): LookalikeMatch | null {
     if (host.registrable === null || host.label === null || host.suffix === null) return null;
-    const keys = host.idn ? labelKeys(host.labelUnicode!) : [foldAscii(host.label!)];
-    const firstHash = keyHash(keys[0]!);
-    // A protected site is not a look-alike of another protected site. A protected site's own
-    // label key is in `byLabelKey`, so a key that misses its filter settles this without the
-    // lookup.
-    if (this.byLabelKey.mayHave(firstHash) && this.sites.has(host.registrable)) return null;
-    return this.strongest(host, keys, firstHash);
+    return this.matchProbe(host, new Probe(host));
   }
 
-  /** `keys` are the label's look-alike keys, `firstHash` the `keyHash` of the first. */
-  private strongest(host: HostParts, keys: readonly string[], firstHash: number): LookalikeMatch | null {
+  /**
+   * True when `host` (with its `probe`) is one of this index's sites. A protected site's own
+   * label key is in `byLabelKey`, so a key that misses its filter settles this without the lookup.
+   */
+  ownsSite(host: HostParts, probe: Probe): boolean {
+    return this.byLabelKey.mayHave(probe.firstHash) && this.sites.has(host.registrable!);
+  }
+
+  /** `match` with the host's probe (registrable domain, label and suffix all set). */
+  matchProbe(host: HostParts, probe: Probe): LookalikeMatch | null {
+    // A protected site is not a look-alike of another protected site.
+    if (this.ownsSite(host, probe)) return null;
+    return this.strongest(host, probe);
+  }
+
+  private strongest(host: HostParts, probe: Probe): LookalikeMatch | null {
+    const keys = probe.keys;
+    const firstHash = probe.firstHash;
     const homoglyph = this.homoglyph(host, keys);
     if (homoglyph !== null) return homoglyph;
-    const typosquat = this.typosquat(host, keys, firstHash);
+    const typosquat = this.typosquat(host, probe);
     if (typosquat !== null) return typosquat;
     const foreign = this.brandUnderForeignTld(host, keys[0]!, firstHash);
     if (foreign !== null) return foreign;
     // The host's tokens serve the embedding, combo and subdomain checks: split them once, and
     // only for a host that has more than one token. Most ASCII hosts have no token that any of
-    // those tables knows (one hashing pass over the text tells), and then no token can match.
-    const tokens =
-      host.subdomain === '' && !/[-_]/.test(host.label!) && !keys[0]!.includes('-')
-        ? null
-        : host.idn || this.asciiTokensMayMatch(host, keys[0]!)
-          ? this.tokens(host, keys[0]!)
-          : NO_TOKENS;
+    // those tables knows (the token hashes against the tables' filter tell), and then no token can match.
+    const tokens = probe.singleToken
+      ? null
+      : host.idn || anyInFilter(probe.asciiTokenHashes(), this.tokenFilter)
+        ? this.tokens(host, keys[0]!)
+        : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
     // glued target) or a keyword in the label; most hosts have neither, and are done here.
-    if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !anyKeyword(keys)) return null;
+    if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !probe.hasKeyword()) return null;
     const embedding = this.embedding(host, keys[0]!, firstHash, tokens);
     if (embedding?.severity === 'error') return embedding;
     const combo = this.combo(host, keys, tokens);
@@ -605,12 +726,12 @@ export class LookalikeIndex {
     return null;
   }
 
-  /** `firstHash` is the `keyHash` of `keys[0]`. */
-  private typosquat(host: HostParts, keys: readonly string[], firstHash: number): LookalikeMatch | null {
+  private typosquat(host: HostParts, probe: Probe): LookalikeMatch | null {
+    const keys = probe.keys;
     const label = host.idn ? (host.labelUnicode ?? host.label!) : host.label!;
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
-      const hash = k === 0 ? firstHash : keyHash(key);
+      const hash = k === 0 ? probe.firstHash : keyHash(key);
       // Digit-for-letter and letter-pair tricks fold to the brand exactly (`paypa1`, `rnicrosoft`,
       // and `autho` for `auth0`).
       const folded = this.byLabelKey.get(key, hash);
@@ -638,12 +759,16 @@ export class LookalikeIndex {
       // and most suffixes have no protected site long enough for them.
       const bySuffix = this.deletionsOf(host.suffix!);
       if (bySuffix === undefined) continue;
-      const sound = phoneticKey(key);
-      const phonetic = this.firstForeign(this.byPhoneticKey.get(sound, sound === key ? hash : keyHash(sound)), host);
+      const sound = k === 0 ? probe.firstSound() : phoneticKey(key);
+      const soundHash = k === 0 ? probe.firstSoundHash() : sound === key ? hash : keyHash(sound);
+      const phonetic = this.firstForeign(this.byPhoneticKey.get(sound, soundHash), host);
       if (phonetic !== null && phonetic.labelKey !== key && phonetic.site.suffix === host.suffix) {
         return match(UrlFinding.lookalikeTyposquat, phonetic, 'is spelled to sound like');
       }
-      const candidates = this.editCandidates(key, bySuffix);
+      const candidates =
+        k === 0
+          ? this.probeCandidates(probe.firstNeighbourhood(), probe.firstNeighbourCount, bySuffix)
+          : this.editCandidates(key, bySuffix);
       if (candidates === null) continue;
       for (const candidate of candidates) {
         if (this.owns(candidate, host) || key === candidate.labelKey) continue;
@@ -667,6 +792,21 @@ export class LookalikeIndex {
       this.lastDeletions = this.deletions.get(suffix);
     }
     return this.lastDeletions;
+  }
+
+  /** `editCandidates` from a key's neighbourhood already computed (`count` hashes of `hashes`, unfiltered). */
+  private probeCandidates(hashes: Int32Array, count: number, bySuffix: ReadonlyMap<number, readonly IndexedSite[]>): IndexedSite[] | null {
+    let candidates: IndexedSite[] | null = null;
+    const filter = this.hashFilter;
+    for (let h = 0; h < count; h++) {
+      const hash = hashes[h]!;
+      if (!hashFilterHas(filter, hash)) continue;
+      const found = bySuffix.get(hash);
+      if (found === undefined) continue;
+      candidates ??= [];
+      for (const c of found) if (!candidates.includes(c)) candidates.push(c);
+    }
+    return candidates;
   }
 
   /** Sites of one suffix (`bySuffix`) whose label key shares a deletion-neighbourhood hash with `key`. */
@@ -708,14 +848,6 @@ export class LookalikeIndex {
       separators,
     );
     return { keys, hashes, separators, subdomainCount };
-  }
-
-  /** Whether a token of an ASCII host (`labelKey` is its folded label) passes the token tables' filter. */
-  private asciiTokensMayMatch(host: HostParts, labelKey: string): boolean {
-    return (
-      anyTokenInFilter(labelKey, this.tokenFilter) ||
-      (host.subdomain !== '' && anyTokenInFilter(foldAscii(host.subdomain), this.tokenFilter))
-    );
   }
 
   /** `tokens` is null when the host is a single label without hyphens. */
@@ -961,14 +1093,17 @@ function extraIndex(extra: readonly string[]): LookalikeIndex | null {
  * policy's `url.protectedDomains`); an error match wins over a warning.
  */
 export function findLookalike(host: HostParts, extra: readonly string[] = []): LookalikeMatch | null {
-  const policyIndex = extraIndex(extra);
   const registrable = host.registrable;
-  if (registrable !== null && policyIndex !== null && policyIndex.sites.has(registrable)) return null;
-  const builtIn = BUILT_IN_INDEX.match(host);
+  // Without a registrable domain, a label and a suffix no index and no homograph can match.
+  if (registrable === null || host.label === null || host.suffix === null) return null;
+  const policyIndex = extraIndex(extra);
+  const probe = new Probe(host);
+  if (policyIndex !== null && policyIndex.ownsSite(host, probe)) return null;
+  const builtIn = BUILT_IN_INDEX.matchProbe(host, probe);
   if (builtIn?.severity === 'error') return ownedBySkeletonOnlySite(registrable) ? null : builtIn;
   const homograph = host.idn && !ownedBySkeletonOnlySite(registrable) ? skeletonOnlyHomograph(host) : null;
   if (homograph !== null) return homograph;
-  const fromPolicy = policyIndex === null ? null : policyIndex.match(host);
+  const fromPolicy = policyIndex === null ? null : policyIndex.matchProbe(host, probe);
   const found = fromPolicy?.severity === 'error' ? fromPolicy : (builtIn ?? fromPolicy);
   // The rest of Chromium's list is asked only once something matched: most hosts match nothing.
   return found === null || ownedBySkeletonOnlySite(registrable) ? null : found;
