@@ -50,8 +50,18 @@ function isOAuthRequest(parts: readonly UrlPart[]): boolean {
  * reference).
  */
 function isKnownName(key: string): boolean {
-  return isCredentialName(key) || isPersonalName(key) || isRedirectName(key);
+  const known = KNOWN_NAMES.get(key);
+  if (known !== undefined) return known;
+  const answer = isCredentialName(key) || isPersonalName(key) || isRedirectName(key);
+  // Servers use a few names over and over; a name flood only restarts the memo.
+  if (KNOWN_NAMES.size >= MAX_KNOWN_NAMES) KNOWN_NAMES.clear();
+  KNOWN_NAMES.set(key, answer);
+  return answer;
 }
+
+/** `isKnownName` answers by name (it reads only fixed lists), kept for the names seen last. */
+const KNOWN_NAMES = new Map<string, boolean>();
+const MAX_KNOWN_NAMES = 4096;
 
 function mayCarryData(part: UrlPart): boolean {
   if (part.name !== null) {

@@ -342,14 +342,92 @@ function anyInFilter(hashes: readonly number[], filter: Uint32Array): boolean {
 
 /** The smallest deletion-neighbourhood filter: 2^20 bits. */
 const HASH_FILTER_WORDS = 1 << 15;
-/** Filter bits per indexed hash: about one false hit in 50 probes, so most misses never reach a map. */
-const FILTER_BITS_PER_ENTRY = 64;
+/** Filter bits per indexed hash (the per-index filters; `Prefilter` answers most hosts first). */
+const FILTER_BITS_PER_ENTRY = 16;
 
 /** The smallest power-of-two number of 32-bit words with `FILTER_BITS_PER_ENTRY` bits for each of `entries`, at least `min`. */
 function filterWords(entries: number, min: number): number {
   let words = min;
   while (words * 32 < entries * FILTER_BITS_PER_ENTRY && words < 1 << 18) words *= 2;
   return words;
+}
+
+/**
+ * A register-blocked Bloom filter: each hash sets three bits of one 32-bit word, so a probe reads
+ * one word. At 32 bits per entry about one probe in 300 hits by chance.
+ */
+class BlockedFilter {
+  private readonly words: Uint32Array;
+  private readonly shift: number;
+
+  constructor(hashes: readonly number[]) {
+    let log2 = 6;
+    while (1 << (log2 + 5) < hashes.length * 32 && log2 < 22) log2++;
+    this.words = new Uint32Array(1 << log2);
+    this.shift = 32 - log2;
+    for (const hash of hashes) this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! |= BlockedFilter.bits(hash);
+  }
+
+  private static bits(hash: number): number {
+    const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
+    return (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
+  }
+
+  mayHave(hash: number): boolean {
+    const bits = BlockedFilter.bits(hash);
+    return (this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! & bits) === bits;
+  }
+}
+
+/**
+ * One small filter in front of every index a policy uses (the built-in one and the policy's):
+ * the hashes of all their keys (labels, sound-alikes, brands, embedding and glued targets) in
+ * one, and per public suffix the deletion neighbourhoods of the sites under it. A host whose
+ * probes all miss here matches in no index, and is settled in a few reads of a few kilobytes
+ * (the indexes' own tables and filters are far larger and would each cost cache misses).
+ */
+class Prefilter {
+  private readonly keys: BlockedFilter;
+  private readonly neighbourhoods = new Map<string, BlockedFilter>();
+
+  constructor(indexes: readonly LookalikeIndex[]) {
+    const keys: number[] = [];
+    const bySuffix = new Map<string, number[]>();
+    for (const index of indexes) {
+      index.forEachKeyHash((hash) => keys.push(hash));
+      index.forEachNeighbourhoodHash((suffix, hash) => {
+        let list = bySuffix.get(suffix);
+        if (list === undefined) bySuffix.set(suffix, (list = []));
+        list.push(hash);
+      });
+    }
+    this.keys = new BlockedFilter(keys);
+    for (const [suffix, hashes] of bySuffix) this.neighbourhoods.set(suffix, new BlockedFilter(hashes));
+  }
+
+  /**
+   * False when no index can match the ASCII `host`: the conditions of `mayMatchAscii`, each on
+   * the union of the indexes' tables.
+   */
+  mayMatchAscii(host: HostParts, probe: Probe): boolean {
+    const hash = probe.firstHash;
+    if (this.keys.mayHave(hash)) return true;
+    const key = probe.keys[0]!;
+    if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
+      if (key.startsWith('www')) return true;
+      const neighbourhood = this.neighbourhoods.get(host.suffix!);
+      if (neighbourhood !== undefined) {
+        if (this.keys.mayHave(probe.firstSoundHash())) return true;
+        const neighbours = probe.firstNeighbourhood();
+        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (neighbourhood.mayHave(neighbours[h]!)) return true;
+      }
+    }
+    if (!probe.singleToken) {
+      const tokens = probe.asciiTokenHashes();
+      for (let i = 0; i < tokens.length; i++) if (this.keys.mayHave(tokens[i]!)) return true;
+    }
+    return probe.hasKeyword();
+  }
 }
 
 /**
@@ -394,9 +472,8 @@ class Probe {
   /** The deletion-neighbourhood hashes of the first key, in `neighbourhoodHashes` order (`count` of them). */
   firstNeighbourhood(): Int32Array {
     if (this.neighbours === undefined) {
-      this.neighbourCount = neighbourhoodHashes(this.keys[0]!);
+      this.neighbourCount = neighbourhoodHashes(this.keys[0]!, undefined, PROBE_HASHES);
       this.neighbours = PROBE_HASHES;
-      PROBE_HASHES.set(HASHES.subarray(0, this.neighbourCount));
     }
     return this.neighbours;
   }
@@ -521,13 +598,25 @@ function containsKeyword(text: string): boolean {
   return hasWholeTokenKeyword(text);
 }
 
+// A bit per (first character, length) of the short lure words: most tokens are none of them, and
+// this tells without cutting the token out.
+const WHOLE_TOKEN_SHAPES = new Uint32Array(128);
+for (const word of WHOLE_TOKEN_KEYWORDS) WHOLE_TOKEN_SHAPES[word.charCodeAt(0) & 0x7f]! |= 1 << word.length;
+
 /** A token of `text` (split at hyphens and dots) that is one of the short lure words. */
 function hasWholeTokenKeyword(text: string): boolean {
   let start = 0;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 0x2e;
     if (c !== 0x2e && c !== 0x2d) continue;
-    if (i - start >= 2 && i - start <= 7 && WHOLE_TOKEN_KEYWORDS.has(text.slice(start, i))) return true;
+    const length = i - start;
+    if (
+      length >= 2 &&
+      length <= 7 &&
+      (WHOLE_TOKEN_SHAPES[text.charCodeAt(start) & 0x7f]! & (1 << length)) !== 0 &&
+      WHOLE_TOKEN_KEYWORDS.has(text.slice(start, i))
+    )
+      return true;
     start = i + 1;
   }
   return false;
@@ -639,6 +728,39 @@ export class LookalikeIndex {
   match(host: HostParts): LookalikeMatch | null {
     if (host.registrable === null || host.label === null || host.suffix === null) return null;
     return this.matchProbe(host, new Probe(host));
+  }
+
+  /** Calls `f` with the `keyHash` of every key a host's label or token is looked up by (`Prefilter`). */
+  forEachKeyHash(f: (hash: number) => void): void {
+    for (const map of [this.byLabelKey, this.byPhoneticKey, this.dottedTargets, this.gluedTargets, this.distinctiveBrands])
+      for (const key of map.keys()) f(keyHash(key));
+  }
+
+  /** Calls `f` with every deletion-neighbourhood hash and the suffix it is indexed under (`Prefilter`). */
+  forEachNeighbourhoodHash(f: (suffix: string, hash: number) => void): void {
+    for (const [suffix, hashes] of this.deletions) for (const hash of hashes.keys()) f(suffix, hash);
+  }
+
+  /**
+   * False when no table of this index can match the ASCII `host`: decided from filter bits alone,
+   * for the conditions `strongest` needs (its label key, a "www" prefix, a sound-alike or a
+   * one-edit neighbour under a suffix with sites, a brand, a token or glued target, a keyword).
+   */
+  mayMatchAscii(host: HostParts, probe: Probe): boolean {
+    const hash = probe.firstHash;
+    if (this.byLabelKey.mayHave(hash)) return true;
+    const key = probe.keys[0]!;
+    if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
+      if (key.startsWith('www') || this.distinctiveBrands.mayHave(hash)) return true;
+      if (this.deletionsOf(host.suffix!) !== undefined) {
+        if (this.byPhoneticKey.mayHave(probe.firstSoundHash())) return true;
+        const neighbours = probe.firstNeighbourhood();
+        const filter = this.hashFilter;
+        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (hashFilterHas(filter, neighbours[h]!)) return true;
+      }
+    }
+    if (probe.singleToken ? this.gluedTargets.mayHave(hash) : anyInFilter(probe.asciiTokenHashes(), this.tokenFilter)) return true;
+    return probe.hasKeyword();
   }
 
   /**
@@ -1071,21 +1193,41 @@ function skeletonOnlyHomograph(host: HostParts): LookalikeMatch | null {
   }
   return null;
 }
-const EXTRA_CACHE = new WeakMap<readonly string[], { readonly length: number; readonly value: LookalikeIndex | null }>();
+interface PolicyIndexes {
+  /** The index of the policy's extra protected domains, or null. */
+  readonly index: LookalikeIndex | null;
+  /** The filter in front of the built-in index and `index`. */
+  readonly prefilter: Prefilter;
+}
 
-function buildExtraIndex(extra: readonly string[]): LookalikeIndex | null {
+const EXTRA_CACHE = new WeakMap<readonly string[], { readonly length: number; readonly value: PolicyIndexes }>();
+let builtInOnly: PolicyIndexes | undefined;
+
+function buildExtraIndex(extra: readonly string[]): PolicyIndexes {
   const sites: ProtectedSite[] = [];
   for (const host of extra) {
     const site = toProtectedSite(host, true);
     if (site !== null && !BUILT_IN_SITES.has(site.domain)) sites.push(site);
   }
-  return sites.length === 0 ? null : new LookalikeIndex(sites);
+  if (sites.length === 0) return indexesOf([]);
+  const index = new LookalikeIndex(sites);
+  return { index, prefilter: new Prefilter([BUILT_IN_INDEX, index]) };
 }
 
-/** The index of the policy's extra protected domains (built once per list, cached by its identity), or null. */
-function extraIndex(extra: readonly string[]): LookalikeIndex | null {
-  if (extra.length === 0) return null;
-  return cachedByList(EXTRA_CACHE, extra, buildExtraIndex);
+// The list asked for last, and its length then: a caller judges many hosts under one policy.
+let lastList: readonly string[] | undefined;
+let lastLength = -1;
+let lastIndexes: PolicyIndexes | undefined;
+
+/** The indexes of a policy's extra protected domains (built once per list, cached by its identity). */
+function indexesOf(extra: readonly string[]): PolicyIndexes {
+  if (extra.length === 0) return (builtInOnly ??= { index: null, prefilter: new Prefilter([BUILT_IN_INDEX]) });
+  if (extra === lastList && extra.length === lastLength) return lastIndexes!;
+  const indexes = cachedByList(EXTRA_CACHE, extra, buildExtraIndex);
+  lastList = extra;
+  lastLength = extra.length;
+  lastIndexes = indexes;
+  return indexes;
 }
 
 /**
@@ -1093,17 +1235,40 @@ function extraIndex(extra: readonly string[]): LookalikeIndex | null {
  * policy's `url.protectedDomains`); an error match wins over a warning.
  */
 export function findLookalike(host: HostParts, extra: readonly string[] = []): LookalikeMatch | null {
+  // A redirect target is judged where it is found and again when it is analysed: same parts, same answer.
+  if (host === lastHost && extra === lastExtra && extra.length === lastExtraLength) return lastMatch;
+  const found = lookalikeOf(host, extra);
+  lastHost = host;
+  lastExtra = extra;
+  lastExtraLength = extra.length;
+  lastMatch = found;
+  return found;
+}
+
+let lastHost: HostParts | undefined;
+let lastExtra: readonly string[] | undefined;
+let lastExtraLength = -1;
+let lastMatch: LookalikeMatch | null = null;
+
+function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch | null {
   const registrable = host.registrable;
   // Without a registrable domain, a label and a suffix no index and no homograph can match.
   if (registrable === null || host.label === null || host.suffix === null) return null;
-  const policyIndex = extraIndex(extra);
+  const { index: policyIndex, prefilter } = indexesOf(extra);
   const probe = new Probe(host);
-  if (policyIndex !== null && policyIndex.ownsSite(host, probe)) return null;
-  const builtIn = BUILT_IN_INDEX.matchProbe(host, probe);
+  // Most ASCII hosts match nothing: the prefilter settles them in a few reads.
+  if (!host.idn && !prefilter.mayMatchAscii(host, probe)) return null;
+  // Then each index's own filters tell whether it can match (else its `matchProbe` is null).
+  const builtInMay = host.idn || BUILT_IN_INDEX.mayMatchAscii(host, probe);
+  const policyMay = policyIndex !== null && (host.idn || policyIndex.mayMatchAscii(host, probe));
+  if (!builtInMay && !policyMay) return null;
+  // A site of the index has its label key in the index's filter, so `policyMay` holds for it.
+  if (policyMay && policyIndex.ownsSite(host, probe)) return null;
+  const builtIn = builtInMay ? BUILT_IN_INDEX.matchProbe(host, probe) : null;
   if (builtIn?.severity === 'error') return ownedBySkeletonOnlySite(registrable) ? null : builtIn;
   const homograph = host.idn && !ownedBySkeletonOnlySite(registrable) ? skeletonOnlyHomograph(host) : null;
   if (homograph !== null) return homograph;
-  const fromPolicy = policyIndex === null ? null : policyIndex.matchProbe(host, probe);
+  const fromPolicy = policyMay ? policyIndex.matchProbe(host, probe) : null;
   const found = fromPolicy?.severity === 'error' ? fromPolicy : (builtIn ?? fromPolicy);
   // The rest of Chromium's list is asked only once something matched: most hosts match nothing.
   return found === null || ownedBySkeletonOnlySite(registrable) ? null : found;
