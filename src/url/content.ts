@@ -21,7 +21,7 @@ import { findLookalike } from './lookalike.js';
 import { describePart, urlParts, type UrlPart } from './parts.js';
 import { findPersonalData, isPersonalName, type PersonalHit } from './personal.js';
 import { isSameOrSubdomain } from './protected.js';
-import { findRedirectTargets, isRedirectName, pathRedirectTarget, SHORTENERS, type RedirectTarget } from './redirects.js';
+import { findRedirectTargets, isRedirectName, isShortener, pathRedirectTarget, type RedirectTarget } from './redirects.js';
 import type { UrlAnalysis } from './types.js';
 import { hostSet, type Settings } from './settings.js';
 import type { HostJudgement } from './structure.js';
@@ -211,7 +211,7 @@ function judgeRedirects(
   analyzeTarget: (href: string) => UrlAnalysis | null,
 ): void {
   const ownSite = host.parts?.registrable ?? null;
-  if (ownSite !== null && SHORTENERS.has(ownSite) && url.pathname.length > 1) {
+  if (ownSite !== null && url.pathname.length > 1 && isShortener(ownSite)) {
     findings.add(
       UrlFinding.shortener,
       'warning',

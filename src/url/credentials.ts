@@ -331,7 +331,16 @@ export function isCredentialName(key: string): boolean {
 
 /** True when a path segment makes the next one a credential candidate (`content.ts`'s gate). */
 export function isSecretContext(context: string): boolean {
-  return ALWAYS_SECRET.has(context) || PATH_SECRET_CONTEXT.has(context);
+  return mayBeSecretContext(context) && (ALWAYS_SECRET.has(context) || PATH_SECRET_CONTEXT.has(context));
+}
+
+// A bit per (first letter, length) of the secret-naming segments: most segments are none of
+// them, and this tells without hashing the segment for the sets.
+const CONTEXT_SHAPES = new Uint32Array(128);
+for (const name of [...ALWAYS_SECRET, ...PATH_SECRET_CONTEXT]) CONTEXT_SHAPES[name.charCodeAt(0) & 0x7f]! |= 1 << Math.min(name.length, 31);
+
+function mayBeSecretContext(context: string): boolean {
+  return (CONTEXT_SHAPES[context.charCodeAt(0) & 0x7f]! & (1 << Math.min(context.length, 31))) !== 0;
 }
 
 function namedCredential(part: UrlPart): string | null {
