@@ -149,7 +149,8 @@ export function pathRedirectTarget(registrableLabel: string | null, pathname: st
 /** True when `registrable` is one of `SHORTENERS`. */
 export function isShortener(registrable: string): boolean {
   // A bit per (first character, length) of the shorteners answers most sites without hashing the name.
-  return (SHORTENER_SHAPES[registrable.charCodeAt(0) & 0x7f]! & (1 << Math.min(registrable.length, 31))) !== 0 && SHORTENERS.has(registrable);
+  const shape = SHORTENER_SHAPES[registrable.charCodeAt(0) & 0x7f]! & (1 << Math.min(registrable.length, 31));
+  return shape !== 0 && SHORTENERS.has(registrable);
 }
 
 /**
