@@ -297,10 +297,32 @@ const PREFIX_AND_CHARSET: readonly (readonly [RegExp, string])[] = [
 ];
 // The first characters every rule above starts with: most values start with none of them.
 const PREFIX_STARTS = /^(?:gh|gi|gl|xo|sk|rk|np|hf|py|sh|do|ya|AI|EA|SG|wh)/;
+const NO_RULES: readonly (readonly [RegExp, string])[] = [];
+
+// The rules of `PREFIX_AND_CHARSET` by the two characters they start with, in the list's order:
+// a value is tried against the few that can match it. Each rule starts with literal characters,
+// or with a group of literal alternatives (`(?:sk|rk)_`).
+
+const PREFIX_RULES: ReadonlyMap<string, readonly (readonly [RegExp, string])[]> = (() => {
+  const out = new Map<string, (readonly [RegExp, string])[]>();
+  for (const rule of PREFIX_AND_CHARSET) {
+    const body = rule[0].source.slice(1);
+    const group = /^\(\?:([A-Za-z0-9|]+)\)/.exec(body);
+    const starts = group !== null ? group[1]!.split('|').map((alt) => alt.slice(0, 2)) : [body.slice(0, 2)];
+    for (const start of starts) {
+      if (!/^[A-Za-z0-9]{2}$/.test(start))
+        throw new Error(`credentials.ts: the rule ${rule[1]} does not start with two literal characters`);
+      const list = out.get(start);
+      if (list === undefined) out.set(start, [rule]);
+      else list.push(rule);
+    }
+  }
+  return out;
+})();
 
 function prefixedSecret(value: string): SecretMatch | null {
   if (value.length < 12 || !PREFIX_STARTS.test(value)) return null;
-  for (const [pattern, rule] of PREFIX_AND_CHARSET) if (pattern.test(value)) return { kind: 'api-key', rule };
+  for (const [pattern, rule] of PREFIX_RULES.get(value.slice(0, 2)) ?? NO_RULES) if (pattern.test(value)) return { kind: 'api-key', rule };
   return null;
 }
 

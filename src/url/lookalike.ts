@@ -449,9 +449,19 @@ class Probe {
   private tokenHashList: number[] | undefined = undefined;
 
   constructor(private readonly host: HostParts) {
-    this.keys = host.idn ? labelKeys(host.labelUnicode!) : [foldAscii(host.label!)];
-    this.firstHash = keyHash(this.keys[0]!);
-    this.singleToken = host.subdomain === '' && !/[-_]/.test(host.label!) && !this.keys[0]!.includes('-');
+    if (host.idn) {
+      this.keys = labelKeys(host.labelUnicode!);
+      this.firstHash = keyHash(this.keys[0]!);
+    } else {
+      // An ASCII host's neighbourhood is read by nearly every call; its first hash is the key's hash.
+      const key = foldAscii(host.label!);
+      this.keys = [key];
+      this.neighbourCount = neighbourhoodHashes(key, undefined, PROBE_HASHES);
+      this.neighbours = PROBE_HASHES;
+      this.firstHash = PROBE_HASHES[0]!;
+    }
+    const label = host.label!;
+    this.singleToken = host.subdomain === '' && label.indexOf('-') < 0 && label.indexOf('_') < 0 && !this.keys[0]!.includes('-');
   }
 
   /** `phoneticKey` of the first key. */
