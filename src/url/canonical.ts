@@ -53,60 +53,8 @@ export function viewOf(url: URL): UrlView {
 // parser may read the host as an IPv4 number), no port, userinfo, percent-escape or backslash,
 // then a path, query and fragment of characters that none of them percent-encodes (the query's
 // set also encodes `'`, so it is left out everywhere). Everything it matches is also `PLAIN`.
-export const CANONICAL_WEB_URL =
+const CANONICAL_WEB_URL =
   /^https?:\/\/(?:(?!xn--)[a-z0-9-]{1,63}\.)*(?!xn--)[a-z][a-z0-9-]{0,62}\/[\w\-.~!$&()*+,;=:/]*(?:\?[\w\-.~!$&()*+,;=:/?]*)?(?:#[\w\-.~!$&()*+,;=:/?#]*)?$/;
-// `CANONICAL_WEB_URL` as a scan (the regex costs more than the rest of this module): which of the
-// path, query and fragment sets each ASCII character is in.
-const IN_PATH = 1;
-const IN_QUERY = 2;
-const IN_FRAGMENT = 4;
-const TAIL_CLASSES: Uint8Array = (() => {
-  const table = new Uint8Array(128);
-  const path = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.~!$&()*+,;=:/';
-  for (const ch of path) table[ch.charCodeAt(0)] = IN_PATH | IN_QUERY | IN_FRAGMENT;
-  table[0x3f] = IN_QUERY | IN_FRAGMENT; // ?
-  table[0x23] = IN_FRAGMENT; // #
-  return table;
-})();
-
-/** True when `input` matches `CANONICAL_WEB_URL` (test/url/canonical.test.ts holds the two together). */
-export function isCanonicalWebUrl(input: string): boolean {
-  // `https?://`
-  if (input.length < 9 || input.charCodeAt(0) !== 0x68 || !input.startsWith('http')) return false;
-  let i = input.charCodeAt(4) === 0x73 ? 5 : 4;
-  if (input.charCodeAt(i) !== 0x3a || input.charCodeAt(i + 1) !== 0x2f || input.charCodeAt(i + 2) !== 0x2f) return false;
-  i += 3;
-  // Labels of 1 to 63 of `[a-z0-9-]`, none starting with `xn--`, the last starting with a letter, then `/`.
-  let labelStart = i;
-  for (;;) {
-    const c = i < input.length ? input.charCodeAt(i) : -1;
-    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d) {
-      i++;
-      continue;
-    }
-    const length = i - labelStart;
-    if (length < 1 || length > 63 || input.startsWith('xn--', labelStart)) return false;
-    if (c === 0x2e) {
-      labelStart = ++i;
-      continue;
-    }
-    if (c !== 0x2f) return false;
-    const first = input.charCodeAt(labelStart);
-    if (first < 0x61 || first > 0x7a) return false;
-    break;
-  }
-  // The path, then an optional query, then an optional fragment, each of its own characters.
-  let set = IN_PATH;
-  for (i++; i < input.length; i++) {
-    const c = input.charCodeAt(i);
-    if (c >= 0x80) return false;
-    if (set === IN_PATH && c === 0x3f) set = IN_QUERY;
-    else if (set !== IN_FRAGMENT && c === 0x23) set = IN_FRAGMENT;
-    else if ((TAIL_CLASSES[c]! & set) === 0) return false;
-  }
-  return true;
-}
-
 // A `.` or `..` path segment, which the parser would remove.
 const DOT_SEGMENT = /\/\.{1,2}(?:\/|$)/;
 const MAX_HOST = 253;
@@ -117,7 +65,7 @@ const MAX_HOST = 253;
  * already canonical, and this costs a fraction of the parser.
  */
 export function canonicalView(input: string): UrlView | null {
-  if (!isCanonicalWebUrl(input)) return null;
+  if (!CANONICAL_WEB_URL.test(input)) return null;
   const https = input.charCodeAt(4) === 0x73;
   const hostStart = https ? 8 : 7;
   const pathStart = input.indexOf('/', hostStart);
