@@ -42,16 +42,7 @@ function isNormalized(name: string): boolean {
 
 export function normalizeName(name: string): string {
   if (isNormalized(name)) return name;
-  // ASCII names (nearly all) in one pass: upper-case letters lowered, everything but letters and
-  // digits dropped. Anything else goes through `toLowerCase`, which maps more than ASCII.
-  let out = '';
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)) out += name[i];
-    else if (c >= 0x41 && c <= 0x5a) out += String.fromCharCode(c + 0x20);
-    else if (c >= 0x80) return name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  }
-  return out;
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
 function plusToSpace(text: string): string {
