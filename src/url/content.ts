@@ -69,15 +69,17 @@ function mayCarryData(part: UrlPart): boolean {
   } else if (part.context !== '' && isSecretContext(part.context)) {
     return true;
   }
-  return valueMayCarryData(part.value, part.literal);
+  return valueMayCarryData(part.value);
 }
 
 /**
  * What the value rules need, whatever the name: 16 characters (secret shapes, base64 e-mail), an
  * `@`, `(` or `[` (e-mail), seven digits (phone and card numbers), 15 characters with two digits
- * (IBAN), or 12 characters that start like a prefixed key or like base64 of "http" (`a`).
+ * (IBAN), or 12 characters that start like a prefixed key or like base64 of "http" (`a`). The
+ * phone rules read the part's `literal`, which differs from `value` only where a `+` became a
+ * space: the same length and the same digits.
  */
-function valueMayCarryData(value: string, literal: string): boolean {
+function valueMayCarryData(value: string): boolean {
   if (value.length >= 16) return true;
   let digits = 0;
   for (let i = 0; i < value.length; i++) {
@@ -86,18 +88,7 @@ function valueMayCarryData(value: string, literal: string): boolean {
     else if (c === 0x40 || c === 0x28 || c === 0x5b) return true;
   }
   if (digits >= 7 || (value.length >= 15 && digits >= 2)) return true;
-  if (value.length >= 12 && (value.charCodeAt(0) === 0x61 || mayBePrefixedSecret(value))) return true;
-  if (literal === value) return false;
-  return literal.length >= 7 && digitCountAtLeast(literal, 7);
-}
-
-function digitCountAtLeast(text: string, min: number): boolean {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39 && ++n >= min) return true;
-  }
-  return false;
+  return value.length >= 12 && (value.charCodeAt(0) === 0x61 || mayBePrefixedSecret(value));
 }
 
 const DATA_WORDS: Record<PersonalHit['kind'], string> = {
