@@ -225,7 +225,11 @@ export function classifyFields(fields: readonly FieldSpec[], texts: FormTexts | 
 
   const strongPayment = all.map((f) => f.signals.some((s) => s.class === 'payment' && s.rule === 'strong'));
   const anyPaymentWords = formReadings.some((r) => r.mentionsPayment) || all.some((f) => f.readings.some((r) => r.mentionsPayment));
-  const anyAddressWords = formReadings.some((r) => r.mentionsAddress) || all.some((f) => f.readings.some((r) => r.mentionsAddress));
+  // Address words in the fields (a city, a street) make a `pin code` the postal code; in the message
+  // alone ("we deliver", "ships") they do not when the form is about a card or a payment ("your card
+  // ships in 3 days: choose its PIN code").
+  const anyAddressWords =
+    all.some((f) => f.readings.some((r) => r.mentionsAddress)) || (!anyPaymentWords && formReadings.some((r) => r.mentionsAddress));
   const formContext: FormContext = { payment: anyPaymentWords, address: anyAddressWords };
   const formClass = formSignals.reduce<FieldClass | null>((best, s) => {
     const cls = resolve(s, formContext);

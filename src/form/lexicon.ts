@@ -1724,6 +1724,8 @@ export const COMPOUNDS: readonly {
    * head themselves (`ssh` in "Clé SSH privée", `deploy` in "Private deploy key").
    */
   readonly bridges?: readonly string[];
+  /** Its modifiers alone in brackets after a title qualify the phrase before ("Deploy key (private)"). */
+  readonly bracketQualifiers?: boolean;
 }[] = [
   {
     term: 'card number',
@@ -1994,6 +1996,7 @@ export const COMPOUNDS: readonly {
       'ключ',
     ],
     oneWordStems: ['prive', 'privat', 'privaat'],
+    bracketQualifiers: true,
     bridges: [
       'ssh',
       'deploy',

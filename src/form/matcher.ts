@@ -113,7 +113,7 @@ interface Compiled {
   readonly compounds: readonly CompiledCompound[];
   /** The bridge words of each compound's entry (see `isModifierBefore`). */
   readonly compoundBridges: ReadonlyMap<LexiconEntry, ReadonlySet<string>>;
-  /** Every modifier of a compound: a label phrase made only of them qualifies the phrase before it. */
+  /** The modifiers of the compounds that take bracketed qualifiers: a title phrase made only of them qualifies the one before. */
   readonly qualifierWords: ReadonlySet<string>;
 }
 
@@ -124,6 +124,8 @@ interface CompiledCompound {
   readonly stems: readonly string[];
   /** Words that may stand between the modifier and the head, or after the pair (`ssh`, `deploy`). */
   readonly bridges: ReadonlySet<string>;
+  /** Its modifiers in brackets after a title qualify the phrase before (see `joinQualifiers`). */
+  readonly qualifies: boolean;
   /** One test for "ends with some head" before the one-word compound check. */
   readonly headTail: RegExp;
 }
@@ -198,7 +200,7 @@ function compile(): Compiled {
     deliveryWords: wordSet(DELIVERY_WORDS),
     compounds,
     compoundBridges: new Map(compounds.map((k) => [k.entry, k.bridges])),
-    qualifierWords: new Set(compounds.flatMap((k) => [...k.modifiers])),
+    qualifierWords: new Set(compounds.flatMap((k) => (k.qualifies ? [...k.modifiers] : []))),
   };
 }
 
@@ -217,6 +219,7 @@ function compileCompounds(): CompiledCompound[] {
     heads: wordSet(k.heads),
     stems: (k.oneWordStems ?? []).map((w) => normalizeText(w)),
     bridges: wordSet(k.bridges ?? []),
+    qualifies: k.bracketQualifiers === true,
     headTail: new RegExp(`(?:${k.heads.map((h) => normalizeText(h).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'u'),
   }));
 }
@@ -516,7 +519,7 @@ export function clearReadingMemo(): void {
 }
 
 /**
- * In a title, a phrase made only of compound modifiers ("(private)", "[privée]", "(SMS)") says
+ * In a title, a phrase made only of qualifier words ("(private)", "[privée]", `COMPOUNDS`) says
  * what the phrase before it is: it joins that phrase, so "Deploy key (private)" reads like
  * "deploy key private" and the `private key` compound sees both words.
  */

@@ -223,6 +223,9 @@ describe('decisions on ambiguous terms', () => {
     expect(classOf('pincode', { type: 'string', title: 'Pincode' }, 'Inloggen')).toBe('credential');
     expect(classOf('pincode', { type: 'string', title: 'Pincode', description: 'Your 4-digit PIN' })).toBe('credential');
     expect(classOf('pincode', { type: 'string', title: 'Pincode' }, 'Check if we deliver to you')).toBe('personal');
+    // Delivery words in the message of a card form do not make a PIN a postal code.
+    expect(classOf('pin_code', str, 'Your new debit card ships in 3 days: choose its PIN code')).toBe('credential');
+    expect(classOf('pincode', str, 'We deliver your card tomorrow; set a pincode for it')).toBe('credential');
     expect(classOf('pincode', { type: 'string', description: '6-digit postal code of the delivery address' })).toBe('personal');
     const form = (pincode: unknown, siblings: Record<string, unknown>) =>
       auditForm({ message: 'Where should we ship?', requestedSchema: { type: 'object', properties: { ...siblings, pincode } } }, base);
