@@ -529,8 +529,14 @@ function joinQualifiers(c: Compiled, phrases: string[][]): string[][] {
   for (let p = 1; p < phrases.length; p++) {
     const phrase = phrases[p]!;
     const content = phrase.filter((w) => !c.functionWords.has(w));
-    if (content.length > 0 && content.every((w) => c.qualifierWords.has(w))) out[out.length - 1] = [...out[out.length - 1]!, ...phrase];
-    else out.push(phrase);
+    if (content.length === 0 || !content.every((w) => c.qualifierWords.has(w))) {
+      out.push(phrase);
+      continue;
+    }
+    // What follows the qualifier is still the same label: "Deploy key (private) title" asks for a title.
+    const next = phrases[p + 1];
+    out[out.length - 1] = [...out[out.length - 1]!, ...phrase, ...(next ?? [])];
+    if (next !== undefined) p++;
   }
   return out;
 }

@@ -288,6 +288,7 @@ describe('decisions on ambiguous terms', () => {
       'Deploy key',
       'Deploy key (public)',
       'Deploy key title',
+      'Deploy key (private) title',
       'Notes (private)',
       'Key results (private)',
       'Private key path',
