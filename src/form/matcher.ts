@@ -128,6 +128,8 @@ interface CompiledCompound {
   readonly qualifies: boolean;
   /** One test for "ends with some head" before the one-word compound check. */
   readonly headTail: RegExp;
+  /** One anchored test for "starts with some one-word stem", cheaper than `headTail`, made first. */
+  readonly stemStart: RegExp;
 }
 
 function wordSet(list: readonly string[]): Set<string> {
@@ -221,6 +223,10 @@ function compileCompounds(): CompiledCompound[] {
     bridges: wordSet(k.bridges ?? []),
     qualifies: k.bracketQualifiers === true,
     headTail: new RegExp(`(?:${k.heads.map((h) => normalizeText(h).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'u'),
+    stemStart: new RegExp(
+      `^(?:${(k.oneWordStems ?? []).map((w) => normalizeText(w).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') || '(?!)'})`,
+      'u',
+    ),
   }));
 }
 
@@ -390,8 +396,9 @@ function compoundMatches(c: Compiled, words: readonly string[], taken: readonly 
   for (const k of c.compounds) {
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
-      if (!free(i)) continue;
+      // The set and prefix tests first: most words are neither a head nor a stem, and `free` scans the matches.
       if (k.heads.has(w)) {
+        if (!free(i)) continue;
         for (let j = Math.max(0, i - 3); j <= Math.min(words.length - 1, i + 3); j++) {
           if (j === i || !free(j) || !k.modifiers.has(words[j]!)) continue;
           const between = words.slice(Math.min(i, j) + 1, Math.max(i, j));
@@ -401,7 +408,7 @@ function compoundMatches(c: Compiled, words: readonly string[], taken: readonly 
         }
         continue;
       }
-      if (w.length < 6 || !k.headTail.test(w)) continue;
+      if (w.length < 6 || !k.stemStart.test(w) || !k.headTail.test(w) || !free(i)) continue;
       for (const head of k.heads) {
         if (w.length <= head.length + 2 || !w.endsWith(head)) continue;
         const stem = w.slice(0, w.length - head.length);
