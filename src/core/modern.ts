@@ -21,7 +21,7 @@
  *   input, and a server already handles it.
  */
 import { redact } from '../audit/redact.js';
-import type { ServerResponseRuling } from '../flow/book.js';
+import { Bounded, type ServerResponseRuling } from '../flow/book.js';
 import type { InputChain, InputRequiredBook, PresentedInput, RefusedInput } from '../flow/input-required.js';
 import type { Lineage } from '../flow/lineage.js';
 import { allowedModes, declaredModes, hasMode, modesEqual, narrowCapabilities, NO_MODES, type Modes } from '../negotiation/capabilities.js';
@@ -78,6 +78,10 @@ interface Pending {
 
 const MAX_PENDING = 4096;
 
+/** What the round book is told of a server answer that is not an input-required result (no allocation per answer). */
+const FINAL_ANSWER = Object.freeze({ inputRequired: false, requestState: undefined, error: false });
+const ERROR_ANSWER = Object.freeze({ inputRequired: false, requestState: undefined, error: true });
+
 export class ModernSide {
   readonly #host: ModernHost;
   readonly #rounds: InputRequiredBook;
@@ -85,7 +89,8 @@ export class ModernSide {
   #protocolVersion: string | null = null;
   #declared: Modes = NO_MODES;
   #modes: Modes = NO_MODES;
-  readonly #pending = new Map<JsonRpcId, Pending>();
+  /** Bounded (oldest out), and never emptied: V8 reallocates a hash table each time it empties. */
+  readonly #pending = new Bounded<JsonRpcId, Pending>(MAX_PENDING);
   /** The capabilities object of the last request and what it declared: SDKs send the same object every time. */
   #lastCapabilities: unknown = undefined;
 
@@ -228,8 +233,9 @@ export class ModernSide {
     if (parts.inputResponses === null || parts.requestState === null) {
       return this.#refuseRequest(request, GuardCode.invalidParams, 'inputResponses must be an object and requestState a string', events);
     }
-    const hasRetryParts = parts.inputResponses !== undefined || parts.requestState !== undefined;
-    const ruling = this.#rounds.onRequest(request.id, request.method, hasRetryParts, parts.requestState, () => originalDigest(request));
+    // An original leg (no retry parts) is not recorded: nothing to rule on, nothing allocated.
+    if (parts.inputResponses === undefined && parts.requestState === undefined) return request;
+    const ruling = this.#rounds.onRequest(request.id, request.method, true, parts.requestState, () => originalDigest(request));
     switch (ruling.kind) {
       case 'original':
         return request;
@@ -368,11 +374,10 @@ export class ModernSide {
   /** The answer to a modern request. */
   inbound(response: JsonRpcResult | JsonRpcError): Decision {
     const id = response.id as JsonRpcId;
-    const pending = this.#pending.get(id);
+    const pending = this.#pending.take(id);
     if (pending === undefined) return forward(response);
-    this.#pending.delete(id);
     if ('error' in response) {
-      this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
+      this.#rounds.onAnswer(id, ERROR_ANSWER);
       if (response.error.code === RpcCode.urlElicitationRequired) {
         // -32042 is 2025-11-25 only: its elicitation list never reaches a 2026-07-28 host.
         const event = this.#violation(
@@ -397,7 +402,7 @@ export class ModernSide {
     if (!isRecord(result)) return forward(response);
     this.#learnServer(result);
     if (!isInputRequired(result)) {
-      const ruling = this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: false });
+      const ruling = this.#rounds.onAnswer(id, FINAL_ANSWER);
       if (ruling.kind === 'complete') return this.#accept(ruling.chain, response);
       if (ruling.kind === 'duplicate') return this.#withhold(response, 'a second final answer for an operation that already received one');
       return forward(response);
@@ -429,7 +434,7 @@ export class ModernSide {
       );
     const decoded = decodeInputRequired(response.result);
     if (!decoded.ok) {
-      this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
+      this.#rounds.onAnswer(id, ERROR_ANSWER);
       return this.#failClosed(id, pending.method, GuardCode.invalidParams, decoded.reason);
     }
     const request = pending.request;
@@ -630,8 +635,7 @@ export class ModernSide {
 
   #track(id: JsonRpcId, pending: Pending): void {
     this.#pending.delete(id);
-    this.#pending.set(id, pending);
-    if (this.#pending.size > MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value as JsonRpcId);
+    this.#pending.put(id, pending);
   }
 
   #setEra(era: 'modern' | 'mixed', version: string | null): GuardEvent | null {

@@ -259,7 +259,7 @@ const SENTINEL: unique symbol = Symbol('bounded-table-sentinel');
  * table of requests in flight empties after nearly every answer, so without it a plain request and
  * its answer cost two table allocations and the garbage collections they cause.
  */
-class Bounded<K, V> {
+export class Bounded<K, V> {
   readonly #map = new Map<K | typeof SENTINEL, V>([[SENTINEL, undefined as V]]);
 
   constructor(readonly limit: number) {}
