@@ -20,8 +20,8 @@ import { guardTransport } from '../src/adapters/sdk/transport.js';
 import { createGuard } from '../src/core/guard.js';
 import { compareAlternating, comparePair, printPairs, type PairResult } from './harness.js';
 
-/** One end of an in-process pair that carries messages as JSON text, delivered on the next turn. */
-class SerialisingTransport implements Transport {
+/** One end of an in-process pair that carries messages as JSON text, delivered on the next turn (also used by sdk-v2.bench.ts). */
+export class SerialisingTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
