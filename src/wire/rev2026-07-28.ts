@@ -193,8 +193,9 @@ export interface RetryParts {
 export function retryPartsOf(request: JsonRpcRequest): RetryParts {
   const params = request.params;
   if (params === undefined) return NO_RETRY;
-  const responses = params.inputResponses;
-  const state = params.requestState;
+  // Read with `field`: SDK v2 gives the params of each request a hidden class of its own (see `field`).
+  const responses = field(params, 'inputResponses');
+  const state = field(params, 'requestState');
   if (responses === undefined && state === undefined) return NO_RETRY;
   return {
     inputResponses: responses === undefined ? undefined : isRecord(responses) ? responses : null,
