@@ -206,7 +206,11 @@ export function urlBenchUnavailable(): string | null {
  * longer candidate operations are preempted more often than the baseline's, which inflates the
  * wall-clock ratio; CPU time is not charged while the process waits for a core.
  */
-export function cpuRatio(urls: readonly string[], policy: Policy, rounds = 5): { baselineUs: number; candidateUs: number; ratio: number } {
+export function cpuRatio(
+  urls: readonly string[],
+  policy: Policy,
+  rounds = 5,
+): { baselineUs: number; candidateUs: number; ratio: number; ratios: readonly number[] } {
   let sink = 0;
   const pass = (f: (url: string) => number): number => {
     const start = process.cpuUsage();
@@ -231,7 +235,26 @@ export function cpuRatio(urls: readonly string[], policy: Policy, rounds = 5): {
   }
   if (sink < 0) throw new Error('unreachable');
   const mid = (v: number[]): number => [...v].sort((m, n) => m - n)[v.length >> 1]!;
-  return { baselineUs: mid(b), candidateUs: mid(c), ratio: mid(ratios) };
+  const sorted = [...ratios].sort((m, n) => m - n);
+  return { baselineUs: mid(b), candidateUs: mid(c), ratio: mid(ratios), ratios: [sorted[0]!, mid(ratios), sorted[sorted.length - 1]!] };
+}
+
+/**
+ * What the first URL judged under a new policy costs (its look-alike index and prefilter are built
+ * then, once per protected-domain list): CPU milliseconds of that first call, for `rounds` fresh
+ * policies of `size` domains (each a new list, so nothing is cached), sorted.
+ */
+export function coldStartMs(size: number, url: string, rounds = 3): number[] {
+  const domains = syntheticProtectedDomains(size);
+  const out: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const policy = parsePolicy({ url: { protectedDomains: [...domains] } }).base;
+    const start = process.cpuUsage();
+    analyzeUrl(url, policy);
+    const used = process.cpuUsage(start);
+    out.push((used.user + used.system) / 1000);
+  }
+  return out.sort((a, b) => a - b);
 }
 
 /** One row per policy size (0, 500, 5,000 extra protected domains). */
@@ -273,7 +296,14 @@ if (isMainModule(import.meta.url) && urlBenchUnavailable() !== null) {
     const cpu = cpuRatio(urls, policy);
     console.log(
       `${size} policy domains, CPU time: baseline ${cpu.baselineUs.toFixed(2)} µs, analyzeUrl ${cpu.candidateUs.toFixed(2)} ` +
-        `µs per URL: ratio ${cpu.ratio.toFixed(2)}×`,
+        `µs per URL: ratio ${cpu.ratio.toFixed(2)}× (min / median / max of rounds ${cpu.ratios.map((r) => r.toFixed(2)).join(' / ')}×)`,
+    );
+  }
+  for (const size of POLICY_SIZES.filter((n) => n > 0)) {
+    const cold = coldStartMs(size, urls[0]!);
+    console.log(
+      `${size} policy domains, first call under a new policy (its index is built then): ` +
+        `${cold.map((ms) => ms.toFixed(1)).join(' / ')} ms CPU (min / median / max of ${cold.length} fresh policies)`,
     );
   }
 }

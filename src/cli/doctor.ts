@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node
 import { createRequire } from 'node:module';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { homedir } from 'node:os';
+import { POSTGRES_LATEST_VERSION, PostgresLedger } from '../ledger/postgres.js';
 import { SqliteLedger } from '../ledger/sqlite.js';
 import { defaultPolicy, loadPolicy, type PolicyDocument } from '../policy/policy.js';
 import { nearest } from '../policy/suggest.js';
@@ -11,10 +12,11 @@ import { Exit, UsageError, parseCommandArgs, writeLine, type CliIo } from './io.
 import { defaultLedgerPath } from './ledger.js';
 
 const HELP = `usage:
-  mcp-elicitation-guard doctor [--policy FILE] [--ledger FILE] [--host NAME [--config FILE]]
+  mcp-elicitation-guard doctor [--policy FILE] [--ledger FILE|URL] [--host NAME [--config FILE]]
 
 Checks what the proxy needs, one line per check: the Node version, that better-sqlite3 loads (the
-durable ledger), that the ledger path is writable, that the policy validates, and that every
+durable ledger), that the ledger path is writable (a postgres:// ledger: that the database answers,
+its schema step, and that commits are durable), that the policy validates, and that every
 --server key in the host configs (the given one, or each host whose default config exists) is a
 key of the policy that entry runs with.
 
@@ -101,8 +103,7 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
   // 3. the ledger
   const ledgerFile = values.ledger === undefined ? defaultLedgerPath(env, home) : resolve(io.cwd, values.ledger);
   if (values.ledger === 'memory') line('warn', 'ledger: "memory": receipts are not durable');
-  else if (values.ledger !== undefined && /^postgres(ql)?:\/\//iu.test(values.ledger))
-    line('warn', 'ledger: a PostgreSQL URL; doctor checks SQLite ledger files only (see "Running for a team" for the database)');
+  else if (values.ledger !== undefined && /^postgres(ql)?:\/\//iu.test(values.ledger)) await checkPostgres(values.ledger, line);
   else {
     try {
       mkdirSync(dirname(ledgerFile), { recursive: true });
@@ -225,4 +226,40 @@ export async function doctorCommand(argv: readonly string[], io: DoctorIo): Prom
 
   writeLine(io.stdout, failed === 0 ? 'doctor: every check passed' : `doctor: ${failed} check${failed === 1 ? '' : 's'} failed`);
   return failed === 0 ? Exit.ok : Exit.blocked;
+}
+
+/**
+ * A PostgreSQL ledger: the database answers (and `pg` loads), the ledger's tables are at the schema
+ * step this version writes (an older one is brought up to date, as the proxy would; a newer one
+ * fails), and `synchronous_commit` is on (otherwise a committed receipt can be lost in a crash).
+ */
+async function checkPostgres(url: string, line: (status: Status, text: string) => void): Promise<void> {
+  let ledger: PostgresLedger;
+  try {
+    ledger = await PostgresLedger.connect(url, { maxConnections: 2, connectTimeoutMs: 5000 });
+  } catch (error) {
+    const code = GuardError.is(error) ? `${error.code}: ` : '';
+    line('FAIL', `ledger: ${code}${(error as Error).message} (see "Running for a team")`);
+    return;
+  }
+  try {
+    const s = await ledger.settings();
+    line(
+      'ok',
+      `ledger ${s.target} answers: PostgreSQL ${s.serverVersion}, schema ${s.schema} at step ${s.schemaVersion} ` +
+        `of ${POSTGRES_LATEST_VERSION}`,
+    );
+    if (s.synchronousCommit === 'on' || s.synchronousCommit === 'remote_apply' || s.synchronousCommit === 'remote_write')
+      line('ok', `ledger: synchronous_commit = ${s.synchronousCommit}: a committed receipt survives a crash of the database server`);
+    else
+      line(
+        'warn',
+        `ledger: synchronous_commit = ${s.synchronousCommit}: a receipt the guard counted as committed can be lost if the database ` +
+          "server crashes; set it to on for the ledger's role or database",
+      );
+  } catch (error) {
+    line('FAIL', `ledger: ${(error as Error).message}`);
+  } finally {
+    await ledger.close();
+  }
 }

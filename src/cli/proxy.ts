@@ -35,7 +35,8 @@ options:
                        PGPASSWORD or ~/.pgpass), or "memory" to keep receipts in memory only;
                        default also from MCP_GUARD_LEDGER
   --session-key KEY    lineage scope shared with other proxies on the same ledger: each original
-                       operation's final answer is accepted at most once between them
+                       operation's final answer is accepted at most once between them, and a retry
+                       of an operation another of them accepted is refused before it is sent
   --audit FILE         append the redacted audit log (JSON Lines) to FILE
   --subject ID         the verified user subject recorded in navigation records
   --upstream-url URL   a Streamable HTTP server instead of a child process

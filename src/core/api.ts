@@ -29,7 +29,8 @@ export interface GuardOptions {
    * unique to this guard. Guards given the same key and one shared ledger (replicas serving one
    * host conversation, a host restarted with the same conversation id) accept the final answer of
    * each original operation at most once between them; the others withhold theirs with
-   * `E_ALREADY_ACCEPTED`. 1 to 200 characters; not a secret.
+   * `E_ALREADY_ACCEPTED`, and a retry of an operation another of them accepted (within the
+   * completion time to live) is refused before it is sent. 1 to 200 characters; not a secret.
    */
   readonly sessionKey?: string;
 }

@@ -27,6 +27,7 @@ import { emptyMetrics, type GuardMetrics } from './metrics.js';
 import { ModernSide } from './modern.js';
 import { Reporter } from './reporter.js';
 import { Session } from './session.js';
+import { sharedLedgerCheck } from './shared.js';
 
 export type { Guard, GuardOptions, GuardSessionView } from './api.js';
 
@@ -76,6 +77,7 @@ class GuardCore implements Guard {
       deps: { clock, random },
       store: options.ledger ?? null,
       sessionId: options.sessionKey ?? Buffer.from(random(12)).toString('base64url'),
+      sharedSession: options.sessionKey !== undefined,
       onWriteError: (error) =>
         this.#report.emit(
           this.#report.event({
@@ -297,7 +299,7 @@ class GuardCore implements Guard {
         const modern = this.#modern.outbound(request);
         if (modern !== null) return modern;
         const ruling = this.#book.hostRequest(request);
-        if (ruling.ruling === 'pass') return forward(request);
+        if (ruling.ruling === 'pass') return sharedLedgerCheck(this.#ctx, request) ?? forward(request);
         const event = this.#report.event({ type: 'retry.refused', code: ruling.code, requestId: request.id, reason: ruling.reason });
         return reply(
           this.#codec.guardError(request.id, ruling.code, 'host', `Request refused by the client-side guard: ${ruling.reason}.`),

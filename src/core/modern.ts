@@ -216,7 +216,11 @@ export class ModernSide {
     this.#modes = allowed;
     if (INPUT_CAPABLE_METHODS.has(request.method)) {
       const ruled = this.#onInputCapable(message, events);
-      if ('action' in ruled) return ruled;
+      if ('action' in ruled) {
+        // Waiting for the shared ledger: the answer is the modern side's whatever the wait decides.
+        if (ruled.action === 'defer') this.#track(request.id, { request, method: request.method, modes: allowed });
+        return ruled;
+      }
       message = ruled;
     }
     this.#track(request.id, { request, method: request.method, modes: allowed });
@@ -243,16 +247,45 @@ export class ModernSide {
       case 'unknown': {
         // A retry of a round the guard never saw (expired, forged, from another connection): no
         // answer it carries was presented by the guard, so none leaves.
+        let sent = request;
         if (parts.inputResponses !== undefined && Object.keys(parts.inputResponses).length > 0) {
           for (const key of Object.keys(parts.inputResponses))
             events.push(this.#withheld(request.id, key, GuardCode.inputNotPresented, []));
-          return withInputResponses(request, {});
+          sent = withInputResponses(request, {});
         }
-        return request;
+        return this.#unknownRetry(request, sent, events);
       }
       case 'retry':
         return this.#checkResponses(request, ruling.chain, parts.inputResponses ?? {}, events) ?? request;
     }
+  }
+
+  /**
+   * A retry this guard cannot place, under a shared session key: another guard of the session may
+   * have run its rounds (and died). The shared ledger decides before it is sent: an operation
+   * already accepted within the time to live is refused (E_ALREADY_ACCEPTED), one never accepted
+   * goes on (the server asks again, and this guard accepts its final answer once). A ledger that
+   * cannot answer refuses it (E_LEDGER_UNAVAILABLE): at most once cannot be checked.
+   */
+  #unknownRetry(request: JsonRpcRequest, sent: JsonRpcRequest, events: GuardEvent[]): Decision | JsonRpcRequest {
+    const accepted = this.#host.book.acceptedInSession('input-required', originalDigest(request));
+    if (accepted === null) return sent;
+    const refuse = (code: GuardCode, reason: string): Decision => {
+      const refusal = this.#refuseRequest(request, code, reason, []);
+      this.#pending.delete(request.id);
+      this.#rounds.onAnswer(request.id, { inputRequired: false, requestState: undefined, error: true });
+      return refusal;
+    };
+    return defer(
+      accepted.then(
+        (receipt) =>
+          receipt === null
+            ? forward(sent)
+            : refuse(GuardCode.alreadyAccepted, 'another guard of this session already accepted a final answer for this operation'),
+        () => refuse(GuardCode.ledgerUnavailable, 'the shared ledger could not be read, so at most once cannot be checked'),
+      ),
+      events,
+    );
   }
 
   /**
@@ -642,7 +675,7 @@ export class ModernSide {
     const ruling: ServerResponseRuling = this.#host.book.inputComplete(lineage, response.id, response, chain.round);
     if (ruling.ruling === 'withhold') return this.#withhold(response, ruling.reason);
     if (ruling.ruling !== 'accept' || ruling.until === null) return forward(response);
-    return defer(ruling.until.then((o) => (o.accepted ? forward(response) : this.#withhold(response, o.reason))));
+    return defer(ruling.until.then((o) => (o.accepted ? forward(response) : this.#withhold(response, o.reason, o.code))));
   }
 
   /** The server's self-description as last seen (raw), so an unchanged one costs a comparison. */
@@ -682,10 +715,11 @@ export class ModernSide {
     return forward(toHost(id, code, `The client-side guard refused the server's input request: ${reason}.`), [event]);
   }
 
-  #withhold(response: JsonRpcResult, reason: string): Decision {
+  /** An answer not delivered: `E_ALREADY_ACCEPTED` unless the ledger said otherwise (`E_LEDGER_UNAVAILABLE`, …). */
+  #withhold(response: JsonRpcResult, reason: string, code: GuardCode = GuardCode.alreadyAccepted): Decision {
     const id = response.id;
-    const event = this.#event({ type: 'response.withheld', code: GuardCode.alreadyAccepted, requestId: id, reason });
-    return forward(toHost(id, GuardCode.alreadyAccepted, `The client-side guard withheld this answer: ${reason}.`), [event]);
+    const event = this.#event({ type: 'response.withheld', code, requestId: id, reason });
+    return forward(toHost(id, code, `The client-side guard withheld this answer: ${reason}.`), [event]);
   }
 
   #withheld(requestId: JsonRpcId, key: string, code: string, findings: readonly string[]): GuardEvent {

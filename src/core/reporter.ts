@@ -58,8 +58,15 @@ export class Reporter {
     this.#buffer = null;
     const judged = notes === null ? decision : { ...decision, events: [...notes, ...decision.events] };
     if (judged.events.length > 0 && this.#onEvent !== undefined) for (const event of judged.events) this.#observe(event);
+    if (judged.action === 'defer' && this.#onEvent !== undefined) return { ...judged, until: judged.until.then(this.#settled) };
     return judged;
   }
+
+  /** A deferred decision settled (its durable write is done): the events of what it became reach `onEvent` too. */
+  readonly #settled = (next: Decision): Decision => {
+    for (const event of next.events) this.#observe(event);
+    return next.action === 'defer' ? { ...next, until: next.until.then(this.#settled) } : next;
+  };
 
   /** Runs a manual control; a refused move is recorded as an event before it is thrown to the host. */
   recorded<T>(control: () => T): T {

@@ -88,7 +88,11 @@ export interface FlowStore {
   putNavigation(record: NavigationRecord): Promise<unknown>;
   updateFlowState(id: string, from: FlowState, to: FlowState, trigger: FlowTrigger, at: number): Promise<unknown>;
   putConsentReceipt(receipt: ConsentReceipt): Promise<unknown>;
-  acceptBusinessReceipt(receipt: BusinessReceipt): Promise<{ readonly accepted: boolean }>;
+  acceptBusinessReceipt(
+    receipt: BusinessReceipt,
+  ): Promise<{ readonly accepted: boolean; readonly endedFlow?: { readonly navigationId: string; readonly state: string } }>;
+  /** The receipts of one original request (any session): read when another guard of a shared session may have accepted it. */
+  listBusinessReceipts?(originalRequestDigest: string): Promise<readonly BusinessReceipt[]>;
 }
 
 /** What the book says happened, for the guard's events. */
@@ -113,8 +117,16 @@ export type ServerRequestRuling = 'recorded' | 'id-in-use';
 /** How an accepted final answer ends: delivered, or withheld with a reason. */
 export type AcceptOutcome =
   | { readonly accepted: true }
-  /** `code`: `E_ALREADY_ACCEPTED` (another guard accepted one), or `E_LEDGER_UNAVAILABLE` (the receipt could not be written). */
-  | { readonly accepted: false; readonly reason: string; readonly code: 'E_ALREADY_ACCEPTED' | 'E_LEDGER_UNAVAILABLE' };
+  /**
+   * `code`: `E_ALREADY_ACCEPTED` (another guard accepted one), `E_RETRY_NOT_ELIGIBLE` (a flow it
+   * rests on was cancelled or declined in the ledger by another process), or `E_LEDGER_UNAVAILABLE`
+   * (the receipt could not be written).
+   */
+  | {
+      readonly accepted: false;
+      readonly reason: string;
+      readonly code: 'E_ALREADY_ACCEPTED' | 'E_RETRY_NOT_ELIGIBLE' | 'E_LEDGER_UNAVAILABLE';
+    };
 
 /** On a server response to a host request. */
 export type ServerResponseRuling =
@@ -182,6 +194,11 @@ export interface FlowBookOptions {
   readonly store: FlowStore | null;
   /** A random id of this guard's session, so two sessions never share a lineage key. */
   readonly sessionId: string;
+  /**
+   * `sessionId` is a key the host gave to several guards on one ledger (`sessionKey`): their
+   * lineage keys must then be the same for the same operation, whatever else each guard has seen.
+   */
+  readonly sharedSession?: boolean;
   readonly onWriteError: (error: unknown) => void;
   readonly onNote: (note: FlowNote) => void;
 }
@@ -310,6 +327,7 @@ export class FlowBook<A = unknown> {
   readonly #deps: RecordDeps;
   readonly #store: FlowStore | null;
   readonly #sessionId: string;
+  readonly #sharedSession: boolean;
   readonly #onWriteError: (error: unknown) => void;
   readonly #onNote: (note: FlowNote) => void;
   readonly #ttlMs: number;
@@ -349,6 +367,7 @@ export class FlowBook<A = unknown> {
     this.#deps = options.deps;
     this.#store = options.store;
     this.#sessionId = options.sessionId;
+    this.#sharedSession = options.sharedSession === true;
     this.#onWriteError = options.onWriteError;
     this.#onNote = options.onNote;
     this.#ttlMs = options.policy.completion.ttlSeconds * 1000;
@@ -356,10 +375,11 @@ export class FlowBook<A = unknown> {
     this.#flows = new Bounded(max);
     this.#serverTasks = new Bounded(max);
     this.#byDigest = new Bounded(max);
-    // Chain ids are bound to this connection (a tag of the session's random id) and counted within
-    // it: the flow ids built from them stay apart in a ledger that several guards share.
+    // Chain ids are bound to this connection (a tag of the session's random id, or of this book when
+    // the session key is shared) and counted within it: the flow ids built from them stay apart in a
+    // ledger that several guards share.
     let chains = 0;
-    const tag = options.sessionId.slice(0, 8);
+    const tag = this.#sharedSession ? Buffer.from(options.deps.random(6)).toString('base64url') : options.sessionId.slice(0, 8);
     this.rounds = new InputRequiredBook({
       maxRounds: options.policy.retry.maxRounds,
       maxChains: max,
@@ -426,6 +446,24 @@ export class FlowBook<A = unknown> {
     }
     this.#hostRequests.put(field(request, 'id') as JsonRpcId, entry, this.#forgetRequest);
     return PASS;
+  }
+
+  /**
+   * Under a shared session key: a host request of an eliciting method that is not a retry this
+   * book tracks may be the re-sent retry of a `-32042` operation another guard of the session ran
+   * (and died). Returns the receipt of such an operation (same digest, within the time to live),
+   * or `null` when there is none or no one to ask. Call after `hostRequest` passed it.
+   */
+  acceptedElsewhere(request: RequestEvent): Promise<BusinessReceipt | null> | null {
+    if (!this.#sharedSession || !ELICITING_METHODS.has(request.method)) return null;
+    const entry = this.#hostRequests.get(request.id);
+    if (entry === undefined || isRetry(entry)) return null;
+    return this.acceptedInSession('error-retry', requestDigest(request.method, request.params));
+  }
+
+  /** A request `hostRequest` passed was refused after all: it is not in flight. */
+  withdrawn(id: JsonRpcId): void {
+    this.#hostRequests.delete(id);
   }
 
   #ruleOnRepeat(digest: string): HostRequestRuling | null {
@@ -584,16 +622,38 @@ export class FlowBook<A = unknown> {
 
   // ---------------------------------------------------------------- input-required rounds (2026-07-28)
 
-  /** The lineage of an input-required chain: scoped to the chain, so the same call made again later is a new operation. */
+  /**
+   * The lineage of an input-required chain: scoped to the chain, so the same call made again later
+   * is a new operation. Under a shared session key it is scoped like every other lineage (session
+   * key, generation, original request id, digest): guards that count chains differently still give
+   * one operation one key, so the ledger accepts its final answer once between them.
+   */
   inputLineage(chain: InputChain, originalId: JsonRpcId): Lineage {
     chain.lineage ??= createLineage(
       'input-required',
-      { sessionId: `${this.#sessionId}/${chain.id}`, generation: this.#generation },
+      { sessionId: this.#sharedSession ? this.#sessionId : `${this.#sessionId}/${chain.id}`, generation: this.#generation },
       originalId,
       chain.digest,
       chain.expiresAt,
     );
     return chain.lineage;
+  }
+
+  /**
+   * Under a shared session key, with a store that can say: the receipt another guard of this
+   * session wrote for an operation of `kind` with this original digest within the completion time
+   * to live, or `null`. `null` instead of a promise when there is no one to ask (no shared key, no
+   * such store). For a retry this guard cannot place (the guard that saw its rounds is gone): an
+   * operation already accepted elsewhere is not run again.
+   */
+  acceptedInSession(kind: LineageKind, digest: string): Promise<BusinessReceipt | null> | null {
+    const store = this.#store;
+    if (!this.#sharedSession || store?.listBusinessReceipts === undefined) return null;
+    const prefix = `${this.#sessionId}/`;
+    const since = this.#deps.clock() - this.#ttlMs;
+    return store
+      .listBusinessReceipts(digest)
+      .then((receipts) => receipts.find((r) => r.lineage.kind === kind && r.lineage.session.startsWith(prefix) && r.at > since) ?? null);
   }
 
   /** A URL elicitation of an input-required round is about to reach the user (no `elicitationId` in this revision: the guard names it). */
@@ -630,7 +690,8 @@ export class FlowBook<A = unknown> {
    * book refuses a re-sent completed round before it reaches the server).
    */
   inputComplete(lineage: Lineage, id: JsonRpcId, response: unknown, round: number): ServerResponseRuling {
-    if (lineage.consentReceiptIds.length === 0) return PASS;
+    // Like a nested original's: an operation the user declined or cancelled is not accepted.
+    if (lineage.consentReceiptIds.length === 0 || lineage.refused) return PASS;
     return this.#accept(lineage, id, response, round);
   }
 
@@ -920,7 +981,7 @@ export class FlowBook<A = unknown> {
       this.#count(lineage);
       return { ruling: 'accept', until: null };
     }
-    const outcome = store.acceptBusinessReceipt(receipt).then((o) => o.accepted);
+    const outcome = store.acceptBusinessReceipt(receipt);
     this.#track(
       outcome.then(
         () => undefined,
@@ -928,7 +989,17 @@ export class FlowBook<A = unknown> {
       ),
     );
     const until = outcome.then(
-      (accepted): AcceptOutcome => {
+      ({ accepted, endedFlow }): AcceptOutcome => {
+        if (!accepted && endedFlow !== undefined) {
+          // Another process (the CLI, the query page, another proxy) ended a flow this operation
+          // rests on: the ledger's word holds, and the operation is not retried either.
+          lineage.refused = true;
+          return {
+            accepted: false,
+            reason: `flow ${endedFlow.navigationId} of this operation is ${endedFlow.state} in the ledger`,
+            code: 'E_RETRY_NOT_ELIGIBLE',
+          };
+        }
         if (!accepted)
           return {
             accepted: false,

@@ -52,20 +52,27 @@ export async function moveByHand(ledger: Ledger, id: string, action: ManualActio
   const steps = stepsFor(action, from);
   if (steps === null)
     throw new GuardError(GuardCode.illegalTransition, `flow ${id} is ${from}: ${action} applies only to ${ALLOWED[action]}`, { id, from });
-  const done: { from: FlowState; to: FlowState; trigger: FlowTrigger }[] = [];
+  // Every step is issued before any is awaited: a durable ledger commits the writes of one turn in
+  // one transaction, so a guard's receipt never lands between two steps of one move (it sees the
+  // flow before the move or after it, never half-cancelled). Each step stays a compare-and-set.
+  const chain: { from: FlowState; to: FlowState; trigger: FlowTrigger }[] = [];
   let state = from;
   for (const step of steps) {
-    const result = await ledger.updateFlowState(id, state, step.to, step.trigger, now);
-    if (!result.updated) {
-      const found = result.current === null ? 'gone' : result.current.state;
-      throw new GuardError(
-        GuardCode.stateConflict,
-        `flow ${id} changed while it was being moved (expected ${state}, found ${found}); nothing more was changed`,
-        { id },
-      );
-    }
-    done.push({ from: state, to: step.to, trigger: step.trigger });
+    chain.push({ from: state, to: step.to, trigger: step.trigger });
     state = step.to;
   }
-  return Object.freeze({ id, state, steps: Object.freeze(done) });
+  const results = await Promise.all(chain.map((step) => ledger.updateFlowState(id, step.from, step.to, step.trigger, now)));
+  const failed = results.findIndex((result) => !result.updated);
+  if (failed !== -1) {
+    const result = results[failed]!;
+    const found = result.updated ? state : result.current === null ? 'gone' : result.current.state;
+    const later = results.slice(failed + 1).some((r) => r.updated);
+    throw new GuardError(
+      GuardCode.stateConflict,
+      `flow ${id} changed while it was being moved (expected ${chain[failed]!.from}, found ${found}); ` +
+        (later ? `it is now ${state}` : 'nothing more was changed'),
+      { id },
+    );
+  }
+  return Object.freeze({ id, state, steps: Object.freeze(chain) });
 }

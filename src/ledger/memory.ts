@@ -26,7 +26,8 @@ interface Entry {
  */
 export class MemoryLedger implements Ledger {
   readonly #navigations = new Map<string, Entry>();
-  readonly #consentIds = new Set<string>();
+  /** Consent receipt id → its navigation id. */
+  readonly #consentIds = new Map<string, string>();
   readonly #business = new Map<string, BusinessReceipt>();
   readonly #businessIds = new Set<string>();
   #closed = false;
@@ -83,7 +84,7 @@ export class MemoryLedger implements Ledger {
     const entry = this.#navigations.get(checked.navigationId);
     if (entry === undefined) throw unknownNavigation(checked.navigationId);
     if (this.#consentIds.has(checked.id)) throw duplicateRecord('consent receipt', checked.id);
-    this.#consentIds.add(checked.id);
+    this.#consentIds.set(checked.id, checked.navigationId);
     entry.consents.push(checked);
   }
 
@@ -100,6 +101,12 @@ export class MemoryLedger implements Ledger {
     const key = lineageKeyString(checked.lineage);
     const existing = this.#business.get(key);
     if (existing !== undefined) return { accepted: false, existing };
+    for (const consentId of checked.requirementReceiptIds) {
+      const navigationId = this.#consentIds.get(consentId);
+      const state = navigationId === undefined ? undefined : this.#navigations.get(navigationId)?.flow.state;
+      if (state === 'CANCELLED' || state === 'DECLINED')
+        return { accepted: false, existing: null, endedFlow: { navigationId: navigationId!, state } };
+    }
     if (this.#businessIds.has(checked.id)) throw duplicateRecord('business receipt', checked.id);
     this.#business.set(key, checked);
     this.#businessIds.add(checked.id);

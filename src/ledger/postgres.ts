@@ -48,7 +48,7 @@ import {
   type PgMigration,
   type PostgresTarget,
 } from './postgres-support.js';
-import type { AcceptOutcome, FlowTransition, FlowUpdate, Ledger, NavigationQuery, StoredNavigation } from './types.js';
+import type { AcceptOutcome, EndedFlow, FlowTransition, FlowUpdate, Ledger, NavigationQuery, StoredNavigation } from './types.js';
 
 export interface PostgresLedgerOptions {
   /** The schema the tables live in (created when missing; default `mcp_elicitation_guard`). */
@@ -205,9 +205,19 @@ function statements(schema: string) {
     ),
     acceptMany: named(
       'accept_many',
+      // A receipt resting on a flow another process ended (CANCELLED, DECLINED) is not inserted.
       `INSERT INTO ${s}.business_receipts (id, session, lineage_kind, original_request_digest, at, record)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+       SELECT r.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+         AS r(id, session, lineage_kind, original_request_digest, at, record)
+       WHERE NOT EXISTS (SELECT 1 FROM ${s}.consent_receipts c JOIN ${s}.navigations n ON n.id = c.navigation_id
+         WHERE c.id IN (SELECT jsonb_array_elements_text(r.record::jsonb -> 'requirementReceiptIds'))
+           AND n.state IN ('CANCELLED', 'DECLINED'))
        ON CONFLICT DO NOTHING RETURNING id`,
+    ),
+    endedRequirements: named(
+      'ended_requirements',
+      `SELECT c.id AS consent_id, n.id, n.state FROM ${s}.consent_receipts c JOIN ${s}.navigations n ON n.id = c.navigation_id
+       WHERE c.id = ANY($1::text[]) AND n.state IN ('CANCELLED', 'DECLINED')`,
     ),
     businessByKeys: named(
       'business_by_keys',
@@ -744,10 +754,24 @@ export class PostgresLedger implements Ledger {
           parseStored(parseBusinessReceipt, row.record),
         );
     }
+    // A lost receipt with no holder either rests on an ended flow or has a taken id.
+    const ended = new Map<string, EndedFlow>();
+    const unheld = lost.filter((r) => !holders.has(lineageKeyString(r.lineage)) && r.requirementReceiptIds.length > 0);
+    if (unheld.length > 0) {
+      const { rows } = await client.query<{ consent_id: string; id: string; state: EndedFlow['state'] }>({
+        ...this.#sql.endedRequirements,
+        values: [unheld.flatMap((r) => r.requirementReceiptIds)],
+      });
+      for (const row of rows) ended.set(row.consent_id, { navigationId: row.id, state: row.state });
+    }
     return receipts.map((receipt): Answer => {
       const key = lineageKeyString(receipt.lineage);
       const holder = holders.get(key);
-      if (holder === undefined) return { ok: false, error: duplicateRecord('business receipt', receipt.id) };
+      if (holder === undefined) {
+        const flow = receipt.requirementReceiptIds.map((id) => ended.get(id)).find((f) => f !== undefined);
+        if (flow !== undefined) return { ok: true, value: { accepted: false, existing: null, endedFlow: flow } satisfies AcceptOutcome };
+        return { ok: false, error: duplicateRecord('business receipt', receipt.id) };
+      }
       if (holder.id === receipt.id && firstByKey.get(key) === receipt && won.has(receipt.id))
         return { ok: true, value: { accepted: true } satisfies AcceptOutcome };
       return { ok: true, value: { accepted: false, existing: holder } satisfies AcceptOutcome };

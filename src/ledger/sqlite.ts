@@ -130,6 +130,10 @@ function prepare(db: Db) {
     getBusiness: db.prepare<[string, string, string], BusinessRow>(
       `SELECT ${businessColumns} FROM business_receipts WHERE session = ? AND lineage_kind = ? AND original_request_digest = ?`,
     ),
+    endedRequirement: db.prepare<[string], { id: string; state: 'CANCELLED' | 'DECLINED' }>(
+      `SELECT n.id AS id, n.state AS state FROM consent_receipts c JOIN navigations n ON n.id = c.navigation_id
+       WHERE c.id IN (SELECT value FROM json_each(?)) AND n.state IN ('CANCELLED', 'DECLINED') LIMIT 1`,
+    ),
     listBusinessByDigest: db.prepare<[string], BusinessRow>(
       `SELECT ${businessColumns} FROM business_receipts WHERE original_request_digest = ? ORDER BY at, seq`,
     ),
@@ -158,6 +162,16 @@ export class SqliteLedger implements Ledger {
     this.#sql = sql;
     const acceptOne = (receipt: BusinessReceipt): AcceptOutcome => {
       const { session, kind, originalRequestDigest } = receipt.lineage;
+      // In the group's transaction (the write lock held): a flow the receipt rests on that another
+      // connection ended is seen here, or ends after this commits.
+      if (receipt.requirementReceiptIds.length > 0) {
+        const ended = sql.endedRequirement.get(JSON.stringify(receipt.requirementReceiptIds));
+        if (ended !== undefined) {
+          const row = sql.getBusiness.get(session, kind, originalRequestDigest);
+          if (row !== undefined) return { accepted: false, existing: businessOf(row) };
+          return { accepted: false, existing: null, endedFlow: { navigationId: ended.id, state: ended.state } };
+        }
+      }
       const inserted = sql.insertBusiness.run(
         receipt.id,
         session,

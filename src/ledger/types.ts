@@ -22,8 +22,24 @@ export type FlowUpdate =
   | { readonly updated: false; readonly reason: 'unknown-navigation'; readonly current: null }
   | { readonly updated: false; readonly reason: 'state-conflict'; readonly current: Flow };
 
-/** The result of accepting a business receipt: only the first one per lineage key is accepted. */
-export type AcceptOutcome = { readonly accepted: true } | { readonly accepted: false; readonly existing: BusinessReceipt };
+/** A flow a business receipt rests on, ended (by hand or by the user) in the ledger before the receipt was written. */
+export interface EndedFlow {
+  readonly navigationId: string;
+  readonly state: 'CANCELLED' | 'DECLINED';
+}
+
+/**
+ * The result of accepting a business receipt: only the first one per lineage key is accepted, and
+ * none that rests on a flow the ledger holds as CANCELLED or DECLINED (`endedFlow`: another
+ * process, the CLI or the query page, ended it while the guard showing it was waiting).
+ */
+export type AcceptOutcome =
+  | { readonly accepted: true }
+  | { readonly accepted: false; readonly existing: BusinessReceipt }
+  | { readonly accepted: false; readonly existing: null; readonly endedFlow: EndedFlow };
+
+/** The states that end a flow without its requirement being met: no receipt may rest on one. */
+export const ENDED_STATES: readonly EndedFlow['state'][] = Object.freeze(['CANCELLED', 'DECLINED']);
 
 export interface NavigationQuery {
   /** Only flows in this state. */
@@ -58,6 +74,11 @@ export interface Ledger {
   putConsentReceipt(receipt: ConsentReceipt): Promise<void>;
   /** Oldest first. */
   listConsentReceipts(navigationId: string): Promise<readonly ConsentReceipt[]>;
+  /**
+   * Accepts the first receipt of a lineage, atomically with a check of the flows it rests on (the
+   * navigations of its `requirementReceiptIds`): when one of them is CANCELLED or DECLINED in the
+   * store, nothing is written and the outcome names it.
+   */
   acceptBusinessReceipt(receipt: BusinessReceipt): Promise<AcceptOutcome>;
   getBusinessReceipt(key: LineageKey): Promise<BusinessReceipt | null>;
   /**

@@ -35,7 +35,7 @@ export const GuardCode = {
   retryWhileInFlight: 'E_RETRY_WHILE_IN_FLIGHT',
   /** The host retried an operation after -32042 more often than `retry.maxRetries` allows. */
   retryExhausted: 'E_RETRY_EXHAUSTED',
-  /** The host retried an operation whose URL elicitation the user declined or cancelled. */
+  /** The host retried an operation whose URL elicitation the user declined or cancelled (or another process cancelled it in the ledger). */
   retryNotEligible: 'E_RETRY_NOT_ELIGIBLE',
   /**
    * An elicitation arrived in a shape the connection's protocol era does not carry (an

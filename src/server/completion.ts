@@ -4,12 +4,25 @@
  * back only to the session that started the elicitation (spec §1.7, §1.8, §1.11).
  */
 
-import { UrlElicitationRequiredError, type ElicitRequestURLParams } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestURLParams, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { checkContent } from '../form/content.js';
 import type { ContentCheck } from '../form/types.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { findSecret } from '../secrets/index.js';
 import { ServerCode } from './errors.js';
+
+/**
+ * SDK v1's types module when it is installed (an optional peer): `urlElicitationRequired` builds
+ * its `UrlElicitationRequiredError`, the class a v1 server passes on as `-32042`. Loaded as the same
+ * ES module the server imports, so its `instanceof` checks hold. Without it the rest of the
+ * companion (SDK v2's `ConnectRounds` included) works.
+ */
+const sdkV1: typeof import('@modelcontextprotocol/sdk/types.js') | null = await import('@modelcontextprotocol/sdk/types.js').catch(
+  (error: unknown) => {
+    if ((error as { code?: unknown })?.code === 'ERR_MODULE_NOT_FOUND') return null;
+    throw error;
+  },
+);
 
 /**
  * Sends `notifications/elicitation/complete` for one elicitation on one session: what
@@ -228,7 +241,8 @@ function safeDecode(text: string): string {
   }
 }
 
-function checkEntry(value: unknown, index: number, allowHttpLoopback: boolean): ElicitRequestURLParams {
+/** The checks of one `-32042` entry (mode, id, message, https or loopback http, no secrets in the URL); throws `E_URL_ELICITATION_INVALID`. */
+export function checkEntry(value: unknown, index: number, allowHttpLoopback: boolean): ElicitRequestURLParams {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidEntry(index, 'must be an object');
   const entry = value as Record<string, unknown>;
   if (entry['mode'] !== undefined && entry['mode'] !== 'url')
@@ -283,6 +297,12 @@ export function urlElicitationRequired(
     if (ids.has(e.elicitationId)) throw invalidEntry(i, 'repeats an elicitationId listed before it');
     ids.add(e.elicitationId);
   });
+  if (sdkV1 === null)
+    throw new GuardError(
+      GuardCode.input,
+      'urlElicitationRequired builds the SDK v1 -32042 error: install @modelcontextprotocol/sdk (with SDK v2, use ConnectRounds)',
+    );
+  const { UrlElicitationRequiredError } = sdkV1;
   return options.message === undefined
     ? new UrlElicitationRequiredError(checked)
     : new UrlElicitationRequiredError(checked, options.message);

@@ -20,7 +20,13 @@ import { GuardCode, GuardError } from '../protocol/errors.js';
 import { bindingCookie, clearBindingCookie, hasBinding } from './browser-binding.js';
 import { ConnectCode, type ConnectAudit, type ConnectEvent } from './connect-audit.js';
 import { page } from './connect-pages.js';
-import { MemoryConnectFlowStore, type Awaitable, type ConnectFlow, type ConnectFlowStore } from './connect-store.js';
+import {
+  MemoryConnectFlowStore,
+  type Awaitable,
+  type ConnectFlow,
+  type ConnectFlowStatus,
+  type ConnectFlowStore,
+} from './connect-store.js';
 import { isSecureOrLoopback } from './loopback.js';
 import type { SecretVault, StoredSecret } from './vault-types.js';
 
@@ -144,6 +150,22 @@ export interface ConnectMetrics {
   readonly callbackReplayRefused: number;
   /** Flows ended by a refused callback (state burned, reason recorded). */
   readonly flowsRetired: number;
+}
+
+/**
+ * What a server may read about one of its own flows, by the connect URL it issued (to continue a
+ * 2026-07-28 round, say). Nothing secret: no state, no verifier, no binding.
+ */
+export interface ConnectFlowView {
+  readonly elicitationId: string;
+  /** The verified MCP subject the flow was issued for. */
+  readonly subject: string;
+  readonly status: ConnectFlowStatus;
+  /** True once the flow's time is up (a pending flow then never completes). */
+  readonly expired: boolean;
+  readonly expiresAt: number;
+  /** Why a callback for this flow was refused, when it was. */
+  readonly retiredReason: ConnectCode | null;
 }
 
 /**
@@ -294,6 +316,8 @@ export class ConnectService {
   readonly #insecure: boolean;
   readonly #providerSubjectFor: ((subject: string) => Awaitable<string | null | undefined>) | null;
   #server: Promise<oauth.AuthorizationServer> | null = null;
+  /** Who waits in this process for a flow to end (completed or retired), by flow id. */
+  readonly #waiters = new Map<string, Set<() => void>>();
   readonly #metrics = { tokensBound: 0, crossSubjectBindings: 0, bindingsByOtherBrowser: 0, callbackReplayRefused: 0, flowsRetired: 0 };
 
   constructor(options: ConnectServiceOptions) {
@@ -343,9 +367,88 @@ export class ConnectService {
     this.#providerSubjectFor = options.providerSubjectFor ?? null;
   }
 
+  /** The vault the service stores tokens in, under (subject, `providerName`). */
+  get vault(): SecretVault {
+    return this.#vault;
+  }
+
   /** The service's counters (a copy). */
   metrics(): ConnectMetrics {
     return { ...this.#metrics };
+  }
+
+  /**
+   * The flow behind a connect URL this service issued, or `null` when there is none (never issued
+   * here, another service's, or swept after it expired). Server-side only: the URL's id is a
+   * capability of the flow, so never look up a URL a client chose without your own check of whom
+   * it belongs to (`ConnectRounds` takes it from a requestState it signed).
+   */
+  async flowOf(connectUrl: string): Promise<ConnectFlowView | null> {
+    const id = this.#flowIdOf(connectUrl);
+    if (id === null) return null;
+    const flow = await this.#store.get(id);
+    if (flow === null) return null;
+    return Object.freeze({
+      elicitationId: flow.elicitationId,
+      subject: flow.subject,
+      status: flow.status,
+      expired: this.#clock() >= flow.expiresAt,
+      expiresAt: flow.expiresAt,
+      retiredReason: flow.retiredReason,
+    });
+  }
+
+  /**
+   * Waits until the flow behind `connectUrl` has ended (completed or retired), at most `timeoutMs`,
+   * and resolves with its view then (`flowOf`). A callback handled by this process wakes the wait at
+   * once; the store is also read every `pollMs` (500 ms), so a callback handled by another instance
+   * sharing the store is seen too. An aborted `signal` ends the wait early.
+   */
+  async waitForFlow(
+    connectUrl: string,
+    options: { readonly timeoutMs: number; readonly pollMs?: number; readonly signal?: AbortSignal },
+  ): Promise<ConnectFlowView | null> {
+    const id = this.#flowIdOf(connectUrl);
+    const deadline = Date.now() + Math.max(0, options.timeoutMs);
+    const pollMs = Math.max(10, options.pollMs ?? 500);
+    for (;;) {
+      const view = await this.flowOf(connectUrl);
+      if (id === null || view === null || view.status !== 'pending' || view.expired) return view;
+      const left = deadline - Date.now();
+      if (left <= 0 || options.signal?.aborted === true) return view;
+      await new Promise<void>((resolve) => {
+        const waiters = this.#waiters.get(id) ?? new Set<() => void>();
+        this.#waiters.set(id, waiters);
+        const done = () => {
+          clearTimeout(timer);
+          options.signal?.removeEventListener('abort', done);
+          waiters.delete(done);
+          if (waiters.size === 0 && this.#waiters.get(id) === waiters) this.#waiters.delete(id);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(left, pollMs));
+        options.signal?.addEventListener('abort', done, { once: true });
+        waiters.add(done);
+      });
+    }
+  }
+
+  #flowIdOf(connectUrl: string): string | null {
+    let url: URL;
+    try {
+      url = new URL(connectUrl);
+    } catch {
+      return null;
+    }
+    if (url.origin !== this.#baseUrl.origin || !url.pathname.startsWith(this.connectPath)) return null;
+    const id = url.pathname.slice(this.connectPath.length);
+    return /^[A-Za-z0-9_-]{1,200}$/.test(id) ? id : null;
+  }
+
+  #wake(flowId: string): void {
+    const waiters = this.#waiters.get(flowId);
+    if (waiters === undefined) return;
+    for (const wake of [...waiters]) wake();
   }
 
   /**
@@ -637,6 +740,7 @@ export class ConnectService {
       subject: shortDigest(flow.subject),
       scope: tokens.scope ?? null,
     });
+    this.#wake(flow.id);
     if (this.#onComplete !== null) {
       try {
         await this.#onComplete({
@@ -717,6 +821,7 @@ export class ConnectService {
       // The state was taken before any check, so the flow cannot bind even if recording the end failed.
     }
     if (retired) this.#metrics.flowsRetired += 1;
+    this.#wake(flow.id);
     const ended = {
       ...outcome,
       message: outcome.message + START_AGAIN,

@@ -25,6 +25,19 @@ export const ServerCode = {
   unknownApproval: 'E_UNKNOWN_APPROVAL',
   /** The approval queue is at its cap of pending requests. */
   approvalQueueFull: 'E_APPROVAL_QUEUE_FULL',
+  /**
+   * 2026-07-28: a retry's `requestState` is not one this server's `ConnectRounds` signed for this
+   * request: malformed, tampered with (bad MAC), signed with another key, expired, or bound to
+   * another subject, provider or method (`details.reason`).
+   */
+  requestStateInvalid: 'E_REQUEST_STATE_INVALID',
+  /** 2026-07-28: a `requestState` whose flow already let its tool go on once (a replay after success). */
+  requestStateReplayed: 'E_REQUEST_STATE_REPLAYED',
+  /**
+   * 2026-07-28: the connect flow a valid `requestState` names has ended without a token: retired
+   * by a refused callback, expired, or no longer known. The user starts again by calling the tool.
+   */
+  connectFlowEnded: 'E_CONNECT_FLOW_ENDED',
 } as const;
 
 export type ServerCode = (typeof ServerCode)[keyof typeof ServerCode];

@@ -38,6 +38,7 @@ export {
   isCrossAccountBinding,
   isCrossSubjectBinding,
   type ConnectCompletion,
+  type ConnectFlowView,
   type ConnectMetrics,
   type ConnectHandlerOptions,
   type ConnectOutcome,
@@ -46,6 +47,8 @@ export {
   type IssueUrlElicitationInput,
   type UrlElicitationParams,
 } from './connect.js';
+// SDK v2 servers: the 2026-07-28 input-required rounds of a ConnectService (and the 2025 path for legacy requests).
+export { ConnectRounds, type ConnectRoundInput, type ConnectRoundsOptions, type ConnectStep } from './connect-rounds.js';
 export {
   ConnectCode,
   createConnectAuditLog,

@@ -106,7 +106,11 @@ export function parseUrl(input: string): URL | null {
  * `\` ends the authority like `/`). Null when the URL has no authority.
  */
 export function rawAuthority(input: string): RawAuthority | null {
-  const text = input.replace(TAB_OR_NEWLINE, '').replace(C0_OR_SPACE_EDGES, '');
+  // Most inputs hold no tab or newline and start and end with a visible character: the
+  // replacements would scan them for nothing.
+  let text = input.indexOf('\t') < 0 && input.indexOf('\n') < 0 && input.indexOf('\r') < 0 ? input : input.replace(TAB_OR_NEWLINE, '');
+  if (text.length > 0 && (text.charCodeAt(0) <= 0x20 || text.charCodeAt(text.length - 1) <= 0x20))
+    text = text.replace(C0_OR_SPACE_EDGES, '');
   const scheme = SCHEME.exec(text);
   if (scheme === null) return null;
   const special = SPECIAL_SCHEMES.has(scheme[1]!.toLowerCase());

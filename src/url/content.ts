@@ -12,6 +12,7 @@ import {
   findSecretInHost,
   isCredentialName,
   isSecretContext,
+  mayBePrefixedSecret,
 } from './credentials.js';
 import type { Findings } from './findings.js';
 import { hostParts, isLocalhostName } from './host.js';
@@ -20,7 +21,7 @@ import { findLookalike } from './lookalike.js';
 import { describePart, urlParts, type UrlPart } from './parts.js';
 import { findPersonalData, isPersonalName, type PersonalHit } from './personal.js';
 import { isSameOrSubdomain } from './protected.js';
-import { findRedirectTargets, isRedirectName, pathRedirectTarget, SHORTENERS, type RedirectTarget } from './redirects.js';
+import { findRedirectTargets, isRedirectName, isShortener, pathRedirectTarget, type RedirectTarget } from './redirects.js';
 import type { UrlAnalysis } from './types.js';
 import { hostSet, type Settings } from './settings.js';
 import type { HostJudgement } from './structure.js';
@@ -42,25 +43,52 @@ function isOAuthRequest(parts: readonly UrlPart[]): boolean {
 }
 
 /**
- * False only for a part that no content rule can match: a value (and decoded literal) under 7
- * characters with no `@`, `(` or `[`, a name under 12 characters that no name list knows, and for
- * a path segment, no secret-naming segment before it. Every rule of `credentials.ts`,
- * `personal.ts` and `redirects.ts` needs one of those (test/url/differential.test.ts holds the
- * gated engine to the ungated reference).
+ * False only for a part that no content rule can match: a name under 12 characters that no name
+ * list knows, for a path segment no secret-naming segment before it, and a value that none of
+ * the value rules can read. Every rule of `credentials.ts`, `personal.ts` and `redirects.ts`
+ * needs one of those (test/url/differential.test.ts holds the gated engine to the ungated
+ * reference).
  */
 function isKnownName(key: string): boolean {
-  return isCredentialName(key) || isPersonalName(key) || isRedirectName(key);
+  const known = KNOWN_NAMES.get(key);
+  if (known !== undefined) return known;
+  const answer = isCredentialName(key) || isPersonalName(key) || isRedirectName(key);
+  // Servers use a few names over and over; a name flood only restarts the memo.
+  if (KNOWN_NAMES.size >= MAX_KNOWN_NAMES) KNOWN_NAMES.clear();
+  KNOWN_NAMES.set(key, answer);
+  return answer;
 }
 
+/** `isKnownName` answers by name (it reads only fixed lists), kept for the names seen last. */
+const KNOWN_NAMES = new Map<string, boolean>();
+const MAX_KNOWN_NAMES = 4096;
+
 function mayCarryData(part: UrlPart): boolean {
-  const value = part.value;
-  if (value.length >= 7 || part.literal.length >= 7) return true;
+  if (part.name !== null) {
+    if (part.name.length >= 12 || isKnownName(part.key)) return true;
+  } else if (part.context !== '' && isSecretContext(part.context)) {
+    return true;
+  }
+  return valueMayCarryData(part.value);
+}
+
+/**
+ * What the value rules need, whatever the name: 16 characters (secret shapes, base64 e-mail), an
+ * `@`, `(` or `[` (e-mail), seven digits (phone and card numbers), 15 characters with two digits
+ * (IBAN), or 12 characters that start like a prefixed key or like base64 of "http" (`a`). The
+ * phone rules read the part's `literal`, which differs from `value` only where a `+` became a
+ * space: the same length and the same digits.
+ */
+function valueMayCarryData(value: string): boolean {
+  if (value.length >= 16) return true;
+  let digits = 0;
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if (c === 0x40 || c === 0x28 || c === 0x5b) return true;
+    if (c >= 0x30 && c <= 0x39) digits++;
+    else if (c === 0x40 || c === 0x28 || c === 0x5b) return true;
   }
-  if (part.name !== null) return part.name.length >= 12 || isKnownName(part.key);
-  return part.context !== '' && isSecretContext(part.context);
+  if (digits >= 7 || (value.length >= 15 && digits >= 2)) return true;
+  return value.length >= 12 && (value.charCodeAt(0) === 0x61 || mayBePrefixedSecret(value));
 }
 
 const DATA_WORDS: Record<PersonalHit['kind'], string> = {
@@ -174,7 +202,7 @@ function judgeRedirects(
   analyzeTarget: (href: string) => UrlAnalysis | null,
 ): void {
   const ownSite = host.parts?.registrable ?? null;
-  if (ownSite !== null && SHORTENERS.has(ownSite) && url.pathname.length > 1) {
+  if (ownSite !== null && url.pathname.length > 1 && isShortener(ownSite)) {
     findings.add(
       UrlFinding.shortener,
       'warning',

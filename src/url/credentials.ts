@@ -297,10 +297,32 @@ const PREFIX_AND_CHARSET: readonly (readonly [RegExp, string])[] = [
 ];
 // The first characters every rule above starts with: most values start with none of them.
 const PREFIX_STARTS = /^(?:gh|gi|gl|xo|sk|rk|np|hf|py|sh|do|ya|AI|EA|SG|wh)/;
+const NO_RULES: readonly (readonly [RegExp, string])[] = [];
+
+// The rules of `PREFIX_AND_CHARSET` by the two characters they start with, in the list's order:
+// a value is tried against the few that can match it. Each rule starts with literal characters,
+// or with a group of literal alternatives (`(?:sk|rk)_`).
+
+const PREFIX_RULES: ReadonlyMap<string, readonly (readonly [RegExp, string])[]> = (() => {
+  const out = new Map<string, (readonly [RegExp, string])[]>();
+  for (const rule of PREFIX_AND_CHARSET) {
+    const body = rule[0].source.slice(1);
+    const group = /^\(\?:([A-Za-z0-9|]+)\)/.exec(body);
+    const starts = group !== null ? group[1]!.split('|').map((alt) => alt.slice(0, 2)) : [body.slice(0, 2)];
+    for (const start of starts) {
+      if (!/^[A-Za-z0-9]{2}$/.test(start))
+        throw new Error(`credentials.ts: the rule ${rule[1]} does not start with two literal characters`);
+      const list = out.get(start);
+      if (list === undefined) out.set(start, [rule]);
+      else list.push(rule);
+    }
+  }
+  return out;
+})();
 
 function prefixedSecret(value: string): SecretMatch | null {
   if (value.length < 12 || !PREFIX_STARTS.test(value)) return null;
-  for (const [pattern, rule] of PREFIX_AND_CHARSET) if (pattern.test(value)) return { kind: 'api-key', rule };
+  for (const [pattern, rule] of PREFIX_RULES.get(value.slice(0, 2)) ?? NO_RULES) if (pattern.test(value)) return { kind: 'api-key', rule };
   return null;
 }
 
@@ -319,6 +341,11 @@ export function shapedSecret(value: string): SecretMatch | null {
   return null;
 }
 
+/** True when a value of 12 to 15 characters could be a prefixed key (`shapedSecret`; `content.ts`'s gate). */
+export function mayBePrefixedSecret(value: string): boolean {
+  return PREFIX_STARTS.test(value);
+}
+
 /** True when a parameter name is one the credential rules read (`content.ts`'s gate). */
 export function isCredentialName(key: string): boolean {
   return nameClass(key) !== null;
@@ -326,7 +353,16 @@ export function isCredentialName(key: string): boolean {
 
 /** True when a path segment makes the next one a credential candidate (`content.ts`'s gate). */
 export function isSecretContext(context: string): boolean {
-  return ALWAYS_SECRET.has(context) || PATH_SECRET_CONTEXT.has(context);
+  return mayBeSecretContext(context) && (ALWAYS_SECRET.has(context) || PATH_SECRET_CONTEXT.has(context));
+}
+
+// A bit per (first letter, length) of the secret-naming segments: most segments are none of
+// them, and this tells without hashing the segment for the sets.
+const CONTEXT_SHAPES = new Uint32Array(128);
+for (const name of [...ALWAYS_SECRET, ...PATH_SECRET_CONTEXT]) CONTEXT_SHAPES[name.charCodeAt(0) & 0x7f]! |= 1 << Math.min(name.length, 31);
+
+function mayBeSecretContext(context: string): boolean {
+  return (CONTEXT_SHAPES[context.charCodeAt(0) & 0x7f]! & (1 << Math.min(context.length, 31))) !== 0;
 }
 
 function namedCredential(part: UrlPart): string | null {

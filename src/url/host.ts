@@ -98,8 +98,20 @@ function trailingUnicode(
   return count > 0 ? unicode.slice(unicodeStarts[asciiLabels.length - count]) : toUnicodePiece(piece, asciiLabels, unicodeLabels);
 }
 
-/** Splits a canonical, non-IP host into its PSL parts. */
+// The last host split: a redirect target is split where it is found and again when it is analysed.
+let lastAscii: string | undefined;
+let lastParts: HostParts | undefined;
+
+/** Splits a canonical, non-IP host into its PSL parts (the result is shared: never change it). */
 export function hostParts(ascii: string): HostParts {
+  if (ascii === lastAscii) return lastParts!;
+  const parts = splitHost(ascii);
+  lastAscii = ascii;
+  lastParts = parts;
+  return parts;
+}
+
+function splitHost(ascii: string): HostParts {
   let parsed = parse(ascii, PRIVATE);
   if (parsed.domain === null && parsed.isPrivate === true) parsed = parse(ascii, ICANN);
   const idn = ascii.includes('xn--');

@@ -23,6 +23,7 @@ import { foldAscii, labelKey as keyOf, labelKeys } from './skeleton.js';
 import {
   editDistanceAtMostOne,
   HASH_BASE,
+  hashFilterHas,
   HASHES,
   hasOneSwap,
   isLikelyEditDistanceFalsePositive,
@@ -257,6 +258,7 @@ interface Tokens {
 }
 
 const NONE: readonly never[] = Object.freeze([]);
+/** The smallest key filter (32-bit words); an index with many sites gets a larger one (`filterWords`). */
 const KEY_FILTER_WORDS = 1 << 12;
 
 /**
@@ -266,12 +268,19 @@ const KEY_FILTER_WORDS = 1 << 12;
  */
 class KeyMap {
   private readonly map = new Map<string, IndexedSite[]>();
-  private readonly bits = new Uint32Array(KEY_FILTER_WORDS);
+  private readonly bits: Uint32Array;
+  private readonly mask: number;
+
+  /** `words` is a power of two: the filter's size in 32-bit words. */
+  constructor(words: number) {
+    this.bits = new Uint32Array(words);
+    this.mask = words - 1;
+  }
 
   add(key: string, site: IndexedSite): void {
     push(this.map, key, site);
     const h = keyHash(key);
-    this.bits[(h >>> 5) & (KEY_FILTER_WORDS - 1)]! |= 1 << (h & 31);
+    this.bits[(h >>> 5) & this.mask]! |= 1 << (h & 31);
   }
 
   get(key: string, hash = keyHash(key)): readonly IndexedSite[] | undefined {
@@ -281,7 +290,7 @@ class KeyMap {
 
   /** False when no key with this `keyHash` is in the map. */
   mayHave(hash: number): boolean {
-    return (this.bits[(hash >>> 5) & (KEY_FILTER_WORDS - 1)]! & (1 << (hash & 31))) !== 0;
+    return (this.bits[(hash >>> 5) & this.mask]! & (1 << (hash & 31))) !== 0;
   }
 
   has(key: string, hash = keyHash(key)): boolean {
@@ -294,17 +303,17 @@ class KeyMap {
 
   /** Adds this map's filter bits to `filter` (same size and hash). */
   orInto(filter: Uint32Array): void {
-    for (let i = 0; i < KEY_FILTER_WORDS; i++) filter[i]! |= this.bits[i]!;
+    for (let i = 0; i < this.bits.length; i++) filter[i]! |= this.bits[i]!;
   }
 }
 
 const NO_TOKENS: Tokens = Object.freeze({ keys: NONE, separators: NONE, hashes: NONE, subdomainCount: 0 });
 
 /**
- * True when a token of `text` (split at dots and hyphens) may be a key of a map whose bits are in
- * `filter`: the `keyHash` of each token, computed as the text is read, so no token string is cut.
+ * Appends the `keyHash` of each token of `text` (split at dots, hyphens and underscores) to
+ * `out`, computed as the text is read, so no token string is cut.
  */
-function anyTokenInFilter(text: string, filter: Uint32Array): boolean {
+function pushTokenHashes(text: string, out: number[]): void {
   let h = 0;
   let length = 0;
   for (let i = 0; i <= text.length; i++) {
@@ -315,17 +324,197 @@ function anyTokenInFilter(text: string, filter: Uint32Array): boolean {
       length++;
       continue;
     }
-    if (length > 0) {
-      const hash = h & 0x3fffffff;
-      if ((filter[(hash >>> 5) & (KEY_FILTER_WORDS - 1)]! & (1 << (hash & 31))) !== 0) return true;
-    }
+    if (length > 0) out.push(h & 0x3fffffff);
     h = 0;
     length = 0;
   }
+}
+
+/** True when one of `hashes` has its bit in `filter` (a power-of-two number of 32-bit words). */
+function anyInFilter(hashes: readonly number[], filter: Uint32Array): boolean {
+  const mask = filter.length - 1;
+  for (let i = 0; i < hashes.length; i++) {
+    const hash = hashes[i]!;
+    if ((filter[(hash >>> 5) & mask]! & (1 << (hash & 31))) !== 0) return true;
+  }
   return false;
 }
-/** 2^20 bits: with a few thousand hashes indexed, a miss is almost always decided here. */
+
+/** The smallest deletion-neighbourhood filter: 2^20 bits. */
 const HASH_FILTER_WORDS = 1 << 15;
+/** Filter bits per indexed hash (the per-index filters; `Prefilter` answers most hosts first). */
+const FILTER_BITS_PER_ENTRY = 16;
+
+/** The smallest power-of-two number of 32-bit words with `FILTER_BITS_PER_ENTRY` bits for each of `entries`, at least `min`. */
+function filterWords(entries: number, min: number): number {
+  let words = min;
+  while (words * 32 < entries * FILTER_BITS_PER_ENTRY && words < 1 << 18) words *= 2;
+  return words;
+}
+
+/**
+ * A register-blocked Bloom filter: each hash sets three bits of one 32-bit word, so a probe reads
+ * one word. At 32 bits per entry about one probe in 300 hits by chance.
+ */
+class BlockedFilter {
+  private readonly words: Uint32Array;
+  private readonly shift: number;
+
+  constructor(hashes: readonly number[]) {
+    let log2 = 6;
+    while (1 << (log2 + 5) < hashes.length * 32 && log2 < 22) log2++;
+    this.words = new Uint32Array(1 << log2);
+    this.shift = 32 - log2;
+    for (const hash of hashes) this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! |= BlockedFilter.bits(hash);
+  }
+
+  private static bits(hash: number): number {
+    const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
+    return (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
+  }
+
+  mayHave(hash: number): boolean {
+    const bits = BlockedFilter.bits(hash);
+    return (this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! & bits) === bits;
+  }
+}
+
+/**
+ * One small filter in front of every index a policy uses (the built-in one and the policy's):
+ * the hashes of all their keys (labels, sound-alikes, brands, embedding and glued targets) in
+ * one, and per public suffix the deletion neighbourhoods of the sites under it. A host whose
+ * probes all miss here matches in no index, and is settled in a few reads of a few kilobytes
+ * (the indexes' own tables and filters are far larger and would each cost cache misses).
+ */
+class Prefilter {
+  private readonly keys: BlockedFilter;
+  private readonly neighbourhoods = new Map<string, BlockedFilter>();
+
+  constructor(indexes: readonly LookalikeIndex[]) {
+    const keys: number[] = [];
+    const bySuffix = new Map<string, number[]>();
+    for (const index of indexes) {
+      index.forEachKeyHash((hash) => keys.push(hash));
+      index.forEachNeighbourhoodHash((suffix, hash) => {
+        let list = bySuffix.get(suffix);
+        if (list === undefined) bySuffix.set(suffix, (list = []));
+        list.push(hash);
+      });
+    }
+    this.keys = new BlockedFilter(keys);
+    for (const [suffix, hashes] of bySuffix) this.neighbourhoods.set(suffix, new BlockedFilter(hashes));
+  }
+
+  /**
+   * False when no index can match the ASCII `host`: the conditions of `mayMatchAscii`, each on
+   * the union of the indexes' tables.
+   */
+  mayMatchAscii(host: HostParts, probe: Probe): boolean {
+    const hash = probe.firstHash;
+    if (this.keys.mayHave(hash)) return true;
+    const key = probe.keys[0]!;
+    if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
+      if (key.startsWith('www')) return true;
+      const neighbourhood = this.neighbourhoods.get(host.suffix!);
+      if (neighbourhood !== undefined) {
+        if (this.keys.mayHave(probe.firstSoundHash())) return true;
+        const neighbours = probe.firstNeighbourhood();
+        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (neighbourhood.mayHave(neighbours[h]!)) return true;
+      }
+    }
+    if (!probe.singleToken) {
+      const tokens = probe.asciiTokenHashes();
+      for (let i = 0; i < tokens.length; i++) if (this.keys.mayHave(tokens[i]!)) return true;
+    }
+    return probe.hasKeyword();
+  }
+}
+
+/**
+ * What the indexes read of one host's label, computed once per `findLookalike` call and shared
+ * by the built-in and the policy index: the label's look-alike keys and hash, and (for the first
+ * key) its sound-alike key, its deletion neighbourhood, its keyword test and the hashes of the
+ * ASCII host's tokens. Each index then only probes its own tables with them.
+ */
+class Probe {
+  readonly keys: readonly string[];
+  readonly firstHash: number;
+  /** The host is one label without hyphens or underscores (then it has no tokens to split). */
+  readonly singleToken: boolean;
+  private sound: string | undefined = undefined;
+  private soundHash = 0;
+  private neighbours: Int32Array | undefined = undefined;
+  private neighbourCount = 0;
+  private keyword: boolean | undefined = undefined;
+  private tokenHashList: number[] | undefined = undefined;
+
+  constructor(private readonly host: HostParts) {
+    if (host.idn) {
+      this.keys = labelKeys(host.labelUnicode!);
+      this.firstHash = keyHash(this.keys[0]!);
+    } else {
+      // An ASCII host's neighbourhood is read by nearly every call; its first hash is the key's hash.
+      const key = foldAscii(host.label!);
+      this.keys = [key];
+      this.neighbourCount = neighbourhoodHashes(key, undefined, PROBE_HASHES);
+      this.neighbours = PROBE_HASHES;
+      this.firstHash = PROBE_HASHES[0]!;
+    }
+    const label = host.label!;
+    this.singleToken = host.subdomain === '' && label.indexOf('-') < 0 && label.indexOf('_') < 0 && !this.keys[0]!.includes('-');
+  }
+
+  /** `phoneticKey` of the first key. */
+  firstSound(): string {
+    if (this.sound === undefined) {
+      this.sound = phoneticKey(this.keys[0]!);
+      this.soundHash = this.sound === this.keys[0] ? this.firstHash : keyHash(this.sound);
+    }
+    return this.sound;
+  }
+
+  /** `keyHash` of `firstSound()`. */
+  firstSoundHash(): number {
+    this.firstSound();
+    return this.soundHash;
+  }
+
+  /** The deletion-neighbourhood hashes of the first key, in `neighbourhoodHashes` order (`count` of them). */
+  firstNeighbourhood(): Int32Array {
+    if (this.neighbours === undefined) {
+      this.neighbourCount = neighbourhoodHashes(this.keys[0]!, undefined, PROBE_HASHES);
+      this.neighbours = PROBE_HASHES;
+    }
+    return this.neighbours;
+  }
+
+  get firstNeighbourCount(): number {
+    this.firstNeighbourhood();
+    return this.neighbourCount;
+  }
+
+  /** `anyKeyword(keys)`. */
+  hasKeyword(): boolean {
+    return (this.keyword ??= anyKeyword(this.keys));
+  }
+
+  /** The `keyHash` of every token of an ASCII host's subdomain and folded label (`labelKey`). */
+  asciiTokenHashes(): readonly number[] {
+    if (this.tokenHashList === undefined) {
+      const out: number[] = [];
+      pushTokenHashes(this.keys[0]!, out);
+      if (this.host.subdomain !== '') pushTokenHashes(foldAscii(this.host.subdomain), out);
+      this.tokenHashList = out;
+    }
+    return this.tokenHashList;
+  }
+}
+
+/**
+ * The buffer of the live probe's neighbourhood (one `findLookalike` call at a time: the engine is
+ * synchronous), apart from `HASHES`, which other keys of an IDN label reuse meanwhile.
+ */
+const PROBE_HASHES = new Int32Array(HASHES.length);
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
@@ -419,13 +608,25 @@ function containsKeyword(text: string): boolean {
   return hasWholeTokenKeyword(text);
 }
 
+// A bit per (first character, length) of the short lure words: most tokens are none of them, and
+// this tells without cutting the token out.
+const WHOLE_TOKEN_SHAPES = new Uint32Array(128);
+for (const word of WHOLE_TOKEN_KEYWORDS) WHOLE_TOKEN_SHAPES[word.charCodeAt(0) & 0x7f]! |= 1 << word.length;
+
 /** A token of `text` (split at hyphens and dots) that is one of the short lure words. */
 function hasWholeTokenKeyword(text: string): boolean {
   let start = 0;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 0x2e;
     if (c !== 0x2e && c !== 0x2d) continue;
-    if (i - start >= 2 && i - start <= 7 && WHOLE_TOKEN_KEYWORDS.has(text.slice(start, i))) return true;
+    const length = i - start;
+    if (
+      length >= 2 &&
+      length <= 7 &&
+      (WHOLE_TOKEN_SHAPES[text.charCodeAt(start) & 0x7f]! & (1 << length)) !== 0 &&
+      WHOLE_TOKEN_KEYWORDS.has(text.slice(start, i))
+    )
+      return true;
     start = i + 1;
   }
   return false;
@@ -441,8 +642,8 @@ export class LookalikeIndex {
   /** `key(label) + '.' + suffix` → sites: homographs of the whole registrable domain. */
   private readonly byRegistrableKey = new Map<string, IndexedSite[]>();
   /** `key(label)` → sites: the same brand on any suffix. */
-  private readonly byLabelKey = new KeyMap();
-  private readonly byPhoneticKey = new KeyMap();
+  private readonly byLabelKey: KeyMap;
+  private readonly byPhoneticKey: KeyMap;
   /**
    * Deletion neighbourhood of label keys, per public suffix: the hash of every key and of every
    * key with one character removed. A query looks up its own hash and its own deletions, which
@@ -452,13 +653,13 @@ export class LookalikeIndex {
   private lastSuffix: string | null = null;
   private lastDeletions: ReadonlyMap<number, readonly IndexedSite[]> | undefined = undefined;
   /** One bit per neighbourhood hash (any suffix): most queries miss here and skip the map. */
-  private readonly hashFilter = new Uint32Array(HASH_FILTER_WORDS);
+  private readonly hashFilter: Uint32Array;
   /** Dotted embedding targets (`apple` + `com` in `apple.com.evil.net`): every site with a label of 4+. */
-  private readonly dottedTargets = new KeyMap();
+  private readonly dottedTargets: KeyMap;
   /** Glued embedding targets, distinctive labels only (`paypalcom`). */
-  private readonly gluedTargets = new KeyMap();
+  private readonly gluedTargets: KeyMap;
   /** Combo-squatting brands that are not words: matched inside longer labels too. */
-  private readonly distinctiveBrands = new KeyMap();
+  private readonly distinctiveBrands: KeyMap;
   /** The distinctive brands of 4+ characters, matched inside a label by `BrandScanner` (no regex of alternatives). */
   private readonly distinctiveBrandScanner: BrandScanner;
   /** Combo-squatting brands that are words (`apple`, `zoom`): matched only as whole tokens. */
@@ -466,12 +667,22 @@ export class LookalikeIndex {
   /** `wordBrands` as pairs in insertion order, for the scan that cannot look a brand up. */
   private readonly wordBrandList: readonly (readonly [string, readonly IndexedSite[]])[];
   /** The filter bits of every map a host token is looked up in (dotted, glued, distinctive). */
-  private readonly tokenFilter = new Uint32Array(KEY_FILTER_WORDS);
+  private readonly tokenFilter: Uint32Array;
 
   constructor(sites: Iterable<ProtectedSite>, aliases: ReadonlyMap<string, string> = new Map()) {
     const all = new Map<string, ProtectedSite>();
     for (const site of sites) all.set(site.domain, site);
     this.sites = all;
+    // Filters sized to the list: a policy's 5,000 domains would fill the smallest ones.
+    const keyWords = filterWords(3 * all.size, KEY_FILTER_WORDS);
+    this.byLabelKey = new KeyMap(keyWords);
+    this.byPhoneticKey = new KeyMap(keyWords);
+    this.dottedTargets = new KeyMap(keyWords);
+    this.gluedTargets = new KeyMap(keyWords);
+    this.distinctiveBrands = new KeyMap(keyWords);
+    this.tokenFilter = new Uint32Array(keyWords);
+    this.hashFilter = new Uint32Array(filterWords(12 * all.size, HASH_FILTER_WORDS));
+    const hashMask = this.hashFilter.length - 1;
     const indexedByDomain = new Map<string, IndexedSite>();
     for (const site of all.values()) {
       const labelKey = labelKeys(toUnicodeHost(site.label))[0]!;
@@ -487,7 +698,7 @@ export class LookalikeIndex {
         for (let h = 0; h < count; h++) {
           const hash = HASHES[h]!;
           push(bySuffix, hash, indexed);
-          this.hashFilter[(hash >>> 5) & (HASH_FILTER_WORDS - 1)]! |= 1 << (hash & 31);
+          this.hashFilter[(hash >>> 5) & hashMask]! |= 1 << (hash & 31);
         }
       }
       if (site.label.length >= MIN_EMBEDDED_LABEL) {
@@ -526,35 +737,77 @@ export class LookalikeIndex {
   /** Finds the strongest imitation of a protected site by `host`, or null: an error wins over a warning. */
   match(host: HostParts): LookalikeMatch | null {
     if (host.registrable === null || host.label === null || host.suffix === null) return null;
-    const keys = host.idn ? labelKeys(host.labelUnicode!) : [foldAscii(host.label!)];
-    const firstHash = keyHash(keys[0]!);
-    // A protected site is not a look-alike of another protected site. A protected site's own
-    // label key is in `byLabelKey`, so a key that misses its filter settles this without the
-    // lookup.
-    if (this.byLabelKey.mayHave(firstHash) && this.sites.has(host.registrable)) return null;
-    return this.strongest(host, keys, firstHash);
+    return this.matchProbe(host, new Probe(host));
   }
 
-  /** `keys` are the label's look-alike keys, `firstHash` the `keyHash` of the first. */
-  private strongest(host: HostParts, keys: readonly string[], firstHash: number): LookalikeMatch | null {
+  /** Calls `f` with the `keyHash` of every key a host's label or token is looked up by (`Prefilter`). */
+  forEachKeyHash(f: (hash: number) => void): void {
+    for (const map of [this.byLabelKey, this.byPhoneticKey, this.dottedTargets, this.gluedTargets, this.distinctiveBrands])
+      for (const key of map.keys()) f(keyHash(key));
+  }
+
+  /** Calls `f` with every deletion-neighbourhood hash and the suffix it is indexed under (`Prefilter`). */
+  forEachNeighbourhoodHash(f: (suffix: string, hash: number) => void): void {
+    for (const [suffix, hashes] of this.deletions) for (const hash of hashes.keys()) f(suffix, hash);
+  }
+
+  /**
+   * False when no table of this index can match the ASCII `host`: decided from filter bits alone,
+   * for the conditions `strongest` needs (its label key, a "www" prefix, a sound-alike or a
+   * one-edit neighbour under a suffix with sites, a brand, a token or glued target, a keyword).
+   */
+  mayMatchAscii(host: HostParts, probe: Probe): boolean {
+    const hash = probe.firstHash;
+    if (this.byLabelKey.mayHave(hash)) return true;
+    const key = probe.keys[0]!;
+    if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
+      if (key.startsWith('www') || this.distinctiveBrands.mayHave(hash)) return true;
+      if (this.deletionsOf(host.suffix!) !== undefined) {
+        if (this.byPhoneticKey.mayHave(probe.firstSoundHash())) return true;
+        const neighbours = probe.firstNeighbourhood();
+        const filter = this.hashFilter;
+        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (hashFilterHas(filter, neighbours[h]!)) return true;
+      }
+    }
+    if (probe.singleToken ? this.gluedTargets.mayHave(hash) : anyInFilter(probe.asciiTokenHashes(), this.tokenFilter)) return true;
+    return probe.hasKeyword();
+  }
+
+  /**
+   * True when `host` (with its `probe`) is one of this index's sites. A protected site's own
+   * label key is in `byLabelKey`, so a key that misses its filter settles this without the lookup.
+   */
+  ownsSite(host: HostParts, probe: Probe): boolean {
+    return this.byLabelKey.mayHave(probe.firstHash) && this.sites.has(host.registrable!);
+  }
+
+  /** `match` with the host's probe (registrable domain, label and suffix all set). */
+  matchProbe(host: HostParts, probe: Probe): LookalikeMatch | null {
+    // A protected site is not a look-alike of another protected site.
+    if (this.ownsSite(host, probe)) return null;
+    return this.strongest(host, probe);
+  }
+
+  private strongest(host: HostParts, probe: Probe): LookalikeMatch | null {
+    const keys = probe.keys;
+    const firstHash = probe.firstHash;
     const homoglyph = this.homoglyph(host, keys);
     if (homoglyph !== null) return homoglyph;
-    const typosquat = this.typosquat(host, keys, firstHash);
+    const typosquat = this.typosquat(host, probe);
     if (typosquat !== null) return typosquat;
     const foreign = this.brandUnderForeignTld(host, keys[0]!, firstHash);
     if (foreign !== null) return foreign;
     // The host's tokens serve the embedding, combo and subdomain checks: split them once, and
     // only for a host that has more than one token. Most ASCII hosts have no token that any of
-    // those tables knows (one hashing pass over the text tells), and then no token can match.
-    const tokens =
-      host.subdomain === '' && !/[-_]/.test(host.label!) && !keys[0]!.includes('-')
-        ? null
-        : host.idn || this.asciiTokensMayMatch(host, keys[0]!)
-          ? this.tokens(host, keys[0]!)
-          : NO_TOKENS;
+    // those tables knows (the token hashes against the tables' filter tell), and then no token can match.
+    const tokens = probe.singleToken
+      ? null
+      : host.idn || anyInFilter(probe.asciiTokenHashes(), this.tokenFilter)
+        ? this.tokens(host, keys[0]!)
+        : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
     // glued target) or a keyword in the label; most hosts have neither, and are done here.
-    if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !anyKeyword(keys)) return null;
+    if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !probe.hasKeyword()) return null;
     const embedding = this.embedding(host, keys[0]!, firstHash, tokens);
     if (embedding?.severity === 'error') return embedding;
     const combo = this.combo(host, keys, tokens);
@@ -605,12 +858,12 @@ export class LookalikeIndex {
     return null;
   }
 
-  /** `firstHash` is the `keyHash` of `keys[0]`. */
-  private typosquat(host: HostParts, keys: readonly string[], firstHash: number): LookalikeMatch | null {
+  private typosquat(host: HostParts, probe: Probe): LookalikeMatch | null {
+    const keys = probe.keys;
     const label = host.idn ? (host.labelUnicode ?? host.label!) : host.label!;
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
-      const hash = k === 0 ? firstHash : keyHash(key);
+      const hash = k === 0 ? probe.firstHash : keyHash(key);
       // Digit-for-letter and letter-pair tricks fold to the brand exactly (`paypa1`, `rnicrosoft`,
       // and `autho` for `auth0`).
       const folded = this.byLabelKey.get(key, hash);
@@ -638,12 +891,16 @@ export class LookalikeIndex {
       // and most suffixes have no protected site long enough for them.
       const bySuffix = this.deletionsOf(host.suffix!);
       if (bySuffix === undefined) continue;
-      const sound = phoneticKey(key);
-      const phonetic = this.firstForeign(this.byPhoneticKey.get(sound, sound === key ? hash : keyHash(sound)), host);
+      const sound = k === 0 ? probe.firstSound() : phoneticKey(key);
+      const soundHash = k === 0 ? probe.firstSoundHash() : sound === key ? hash : keyHash(sound);
+      const phonetic = this.firstForeign(this.byPhoneticKey.get(sound, soundHash), host);
       if (phonetic !== null && phonetic.labelKey !== key && phonetic.site.suffix === host.suffix) {
         return match(UrlFinding.lookalikeTyposquat, phonetic, 'is spelled to sound like');
       }
-      const candidates = this.editCandidates(key, bySuffix);
+      const candidates =
+        k === 0
+          ? this.probeCandidates(probe.firstNeighbourhood(), probe.firstNeighbourCount, bySuffix)
+          : this.editCandidates(key, bySuffix);
       if (candidates === null) continue;
       for (const candidate of candidates) {
         if (this.owns(candidate, host) || key === candidate.labelKey) continue;
@@ -667,6 +924,21 @@ export class LookalikeIndex {
       this.lastDeletions = this.deletions.get(suffix);
     }
     return this.lastDeletions;
+  }
+
+  /** `editCandidates` from a key's neighbourhood already computed (`count` hashes of `hashes`, unfiltered). */
+  private probeCandidates(hashes: Int32Array, count: number, bySuffix: ReadonlyMap<number, readonly IndexedSite[]>): IndexedSite[] | null {
+    let candidates: IndexedSite[] | null = null;
+    const filter = this.hashFilter;
+    for (let h = 0; h < count; h++) {
+      const hash = hashes[h]!;
+      if (!hashFilterHas(filter, hash)) continue;
+      const found = bySuffix.get(hash);
+      if (found === undefined) continue;
+      candidates ??= [];
+      for (const c of found) if (!candidates.includes(c)) candidates.push(c);
+    }
+    return candidates;
   }
 
   /** Sites of one suffix (`bySuffix`) whose label key shares a deletion-neighbourhood hash with `key`. */
@@ -708,14 +980,6 @@ export class LookalikeIndex {
       separators,
     );
     return { keys, hashes, separators, subdomainCount };
-  }
-
-  /** Whether a token of an ASCII host (`labelKey` is its folded label) passes the token tables' filter. */
-  private asciiTokensMayMatch(host: HostParts, labelKey: string): boolean {
-    return (
-      anyTokenInFilter(labelKey, this.tokenFilter) ||
-      (host.subdomain !== '' && anyTokenInFilter(foldAscii(host.subdomain), this.tokenFilter))
-    );
   }
 
   /** `tokens` is null when the host is a single label without hyphens. */
@@ -939,21 +1203,41 @@ function skeletonOnlyHomograph(host: HostParts): LookalikeMatch | null {
   }
   return null;
 }
-const EXTRA_CACHE = new WeakMap<readonly string[], { readonly length: number; readonly value: LookalikeIndex | null }>();
+interface PolicyIndexes {
+  /** The index of the policy's extra protected domains, or null. */
+  readonly index: LookalikeIndex | null;
+  /** The filter in front of the built-in index and `index`. */
+  readonly prefilter: Prefilter;
+}
 
-function buildExtraIndex(extra: readonly string[]): LookalikeIndex | null {
+const EXTRA_CACHE = new WeakMap<readonly string[], { readonly length: number; readonly value: PolicyIndexes }>();
+let builtInOnly: PolicyIndexes | undefined;
+
+function buildExtraIndex(extra: readonly string[]): PolicyIndexes {
   const sites: ProtectedSite[] = [];
   for (const host of extra) {
     const site = toProtectedSite(host, true);
     if (site !== null && !BUILT_IN_SITES.has(site.domain)) sites.push(site);
   }
-  return sites.length === 0 ? null : new LookalikeIndex(sites);
+  if (sites.length === 0) return indexesOf([]);
+  const index = new LookalikeIndex(sites);
+  return { index, prefilter: new Prefilter([BUILT_IN_INDEX, index]) };
 }
 
-/** The index of the policy's extra protected domains (built once per list, cached by its identity), or null. */
-function extraIndex(extra: readonly string[]): LookalikeIndex | null {
-  if (extra.length === 0) return null;
-  return cachedByList(EXTRA_CACHE, extra, buildExtraIndex);
+// The list asked for last, and its length then: a caller judges many hosts under one policy.
+let lastList: readonly string[] | undefined;
+let lastLength = -1;
+let lastIndexes: PolicyIndexes | undefined;
+
+/** The indexes of a policy's extra protected domains (built once per list, cached by its identity). */
+function indexesOf(extra: readonly string[]): PolicyIndexes {
+  if (extra.length === 0) return (builtInOnly ??= { index: null, prefilter: new Prefilter([BUILT_IN_INDEX]) });
+  if (extra === lastList && extra.length === lastLength) return lastIndexes!;
+  const indexes = cachedByList(EXTRA_CACHE, extra, buildExtraIndex);
+  lastList = extra;
+  lastLength = extra.length;
+  lastIndexes = indexes;
+  return indexes;
 }
 
 /**
@@ -961,14 +1245,40 @@ function extraIndex(extra: readonly string[]): LookalikeIndex | null {
  * policy's `url.protectedDomains`); an error match wins over a warning.
  */
 export function findLookalike(host: HostParts, extra: readonly string[] = []): LookalikeMatch | null {
-  const policyIndex = extraIndex(extra);
+  // A redirect target is judged where it is found and again when it is analysed: same parts, same answer.
+  if (host === lastHost && extra === lastExtra && extra.length === lastExtraLength) return lastMatch;
+  const found = lookalikeOf(host, extra);
+  lastHost = host;
+  lastExtra = extra;
+  lastExtraLength = extra.length;
+  lastMatch = found;
+  return found;
+}
+
+let lastHost: HostParts | undefined;
+let lastExtra: readonly string[] | undefined;
+let lastExtraLength = -1;
+let lastMatch: LookalikeMatch | null = null;
+
+function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch | null {
   const registrable = host.registrable;
-  if (registrable !== null && policyIndex !== null && policyIndex.sites.has(registrable)) return null;
-  const builtIn = BUILT_IN_INDEX.match(host);
+  // Without a registrable domain, a label and a suffix no index and no homograph can match.
+  if (registrable === null || host.label === null || host.suffix === null) return null;
+  const { index: policyIndex, prefilter } = indexesOf(extra);
+  const probe = new Probe(host);
+  // Most ASCII hosts match nothing: the prefilter settles them in a few reads.
+  if (!host.idn && !prefilter.mayMatchAscii(host, probe)) return null;
+  // Then each index's own filters tell whether it can match (else its `matchProbe` is null).
+  const builtInMay = host.idn || BUILT_IN_INDEX.mayMatchAscii(host, probe);
+  const policyMay = policyIndex !== null && (host.idn || policyIndex.mayMatchAscii(host, probe));
+  if (!builtInMay && !policyMay) return null;
+  // A site of the index has its label key in the index's filter, so `policyMay` holds for it.
+  if (policyMay && policyIndex.ownsSite(host, probe)) return null;
+  const builtIn = builtInMay ? BUILT_IN_INDEX.matchProbe(host, probe) : null;
   if (builtIn?.severity === 'error') return ownedBySkeletonOnlySite(registrable) ? null : builtIn;
   const homograph = host.idn && !ownedBySkeletonOnlySite(registrable) ? skeletonOnlyHomograph(host) : null;
   if (homograph !== null) return homograph;
-  const fromPolicy = policyIndex === null ? null : policyIndex.match(host);
+  const fromPolicy = policyMay ? policyIndex.matchProbe(host, probe) : null;
   const found = fromPolicy?.severity === 'error' ? fromPolicy : (builtIn ?? fromPolicy);
   // The rest of Chromium's list is asked only once something matched: most hosts match nothing.
   return found === null || ownedBySkeletonOnlySite(registrable) ? null : found;

@@ -146,7 +146,7 @@ function hasEmail(value: string): boolean {
 /** An e-mail address hidden in base64 (`u=b3BzLXRlYW1AY29ycC5leGFtcGxl`). */
 function hasEncodedEmail(value: string): boolean {
   // `BASE64` needs 16 characters: most values are shorter and skip the regex.
-  if (value.length < 16 || !BASE64.test(value)) return false;
+  if (value.length < 16 || !BASE64.test(value) || !base64MayHoldEmail(value)) return false;
   let decoded: string;
   try {
     const b64 = value.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
@@ -155,6 +155,39 @@ function hasEncodedEmail(value: string): boolean {
     return false;
   }
   return /^[\x20-\x7e]+$/.test(decoded) && hasEmail(decoded);
+}
+
+/**
+ * False when base64 `value` (the `BASE64` shape) cannot decode, or decodes to something that is
+ * not printable ASCII with an `@`, `(` or `[` in it: what `hasEncodedEmail` goes on to require,
+ * read without building the decoded string. `atob` rejects a length of 1 modulo 4 and drops
+ * the bits left over at the end; so does this.
+ */
+function base64MayHoldEmail(value: string): boolean {
+  let end = value.length;
+  while (end > 0 && value.charCodeAt(end - 1) === 0x3d) end--;
+  if (end % 4 === 1) return false;
+  let buffer = 0;
+  let bits = 0;
+  let hint = false;
+  for (let i = 0; i < end; i++) {
+    buffer = ((buffer << 6) | sextet(value.charCodeAt(i))) & 0xffff;
+    bits += 6;
+    if (bits < 8) continue;
+    bits -= 8;
+    const byte = (buffer >>> bits) & 0xff;
+    if (byte < 0x20 || byte > 0x7e) return false;
+    if (byte === 0x40 || byte === 0x28 || byte === 0x5b) hint = true;
+  }
+  return hint;
+}
+
+/** The value of a base64 or base64url character (the `BASE64` alphabet). */
+function sextet(c: number): number {
+  if (c >= 0x61) return c - 0x61 + 26;
+  if (c >= 0x41) return c === 0x5f ? 63 : c - 0x41;
+  if (c >= 0x30) return c - 0x30 + 52;
+  return c === 0x2b || c === 0x2d ? 62 : 63;
 }
 
 function hasPhone(part: UrlPart): boolean {
@@ -210,7 +243,7 @@ function isCardNumber(value: string): boolean {
 }
 
 function isIban(value: string): boolean {
-  if (value.length < 15) return false;
+  if (value.length < 15 || !mayStartIban(value)) return false;
   const compact = value.replace(/\s/g, '').toUpperCase();
   if (!IBAN.test(compact)) return false;
   const rearranged = compact.slice(4) + compact.slice(0, 4);
@@ -220,6 +253,25 @@ function isIban(value: string): boolean {
     remainder = n >= 10 ? (remainder * 100 + n) % 97 : (remainder * 10 + n) % 97;
   }
   return remainder === 1;
+}
+
+/**
+ * False when an ASCII value cannot start like an IBAN once blanks are dropped and letters
+ * upper-cased (two letters, two digits); other text is left to `isIban` itself, since
+ * `toUpperCase` and `\s` reach beyond ASCII.
+ */
+function mayStartIban(value: string): boolean {
+  let seen = 0;
+  for (let i = 0; i < value.length && seen < 4; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 0x80) return true;
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) continue;
+    const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+    const digit = c >= 0x30 && c <= 0x39;
+    if (seen < 2 ? !letter : !digit) return false;
+    seen++;
+  }
+  return true;
 }
 
 function payment(part: UrlPart): PaymentKind | null {

@@ -146,6 +146,13 @@ export function pathRedirectTarget(registrableLabel: string | null, pathname: st
   }
 }
 
+/** True when `registrable` is one of `SHORTENERS`. */
+export function isShortener(registrable: string): boolean {
+  // A bit per (first character, length) of the shorteners answers most sites without hashing the name.
+  const shape = SHORTENER_SHAPES[registrable.charCodeAt(0) & 0x7f]! & (1 << Math.min(registrable.length, 31));
+  return shape !== 0 && SHORTENERS.has(registrable);
+}
+
 /**
  * Well-known URL shorteners and wrapping redirectors whose target is not in the URL: the user
  * cannot be shown where the link leads before opening it.
@@ -205,3 +212,5 @@ export const SHORTENERS: ReadonlySet<string> = new Set([
   'urldefense.proofpoint.com',
   'click.pstmrk.it',
 ]);
+const SHORTENER_SHAPES = new Uint32Array(128);
+for (const site of SHORTENERS) SHORTENER_SHAPES[site.charCodeAt(0) & 0x7f]! |= 1 << Math.min(site.length, 31);

@@ -194,20 +194,21 @@ export function keyHash(text: string): number {
  *
  * With `filter` (a bit per hash, indexed like `hashFilterHas`), only the hashes whose bit is set
  * are written, in the same order: a lookup that nearly every hash misses then reads none back.
+ * `out` is the buffer written (`HASHES` unless given).
  */
-export function neighbourhoodHashes(text: string, filter?: Uint32Array): number {
+export function neighbourhoodHashes(text: string, filter?: Uint32Array, out: Int32Array = HASHES): number {
   const n = Math.min(text.length, MAX_HASHED);
   PREFIX[0] = 0;
   for (let i = 0; i < n; i++) PREFIX[i + 1] = (Math.imul(PREFIX[i]!, HASH_BASE) + text.charCodeAt(i)) | 0;
   const full = PREFIX[n]!;
   let count = 0;
   let hash = full & 0x3fffffff;
-  if (filter === undefined || hashFilterHas(filter, hash)) HASHES[count++] = hash;
+  if (filter === undefined || hashFilterHas(filter, hash)) out[count++] = hash;
   for (let i = 0; i < n; i++) {
     const tail = n - 1 - i;
     const after = (full - Math.imul(PREFIX[i + 1]!, POWERS[tail]!)) | 0;
     hash = ((Math.imul(PREFIX[i]!, POWERS[tail]!) + after) | 0) & 0x3fffffff;
-    if (filter === undefined || hashFilterHas(filter, hash)) HASHES[count++] = hash;
+    if (filter === undefined || hashFilterHas(filter, hash)) out[count++] = hash;
   }
   return count;
 }

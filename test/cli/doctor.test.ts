@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { freshDatabase, postgresUrl } from '../ledger/postgres-support.js';
 import { memoryIo } from './memory-io.js';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/hosts/', import.meta.url));
@@ -63,4 +64,38 @@ describe('doctor', () => {
     expect(r.lines.at(-1)).toBe('doctor: 2 checks failed');
     expect(readFileSync(join(dir, 'bad.json'), 'utf8')).toBe('{"from":{}}');
   });
+});
+
+describe('doctor --ledger postgres://', () => {
+  it('fails with E_LEDGER_UNAVAILABLE when the database does not answer, without the password in the line', async () => {
+    const { createServer } = await import('node:net');
+    // A port nothing listens on: bound, then closed.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    await new Promise((resolve) => server.close(resolve));
+    const dir = mkdtempSync(join(tmpdir(), 'meg-doctor-pg-'));
+    const r = await run(['doctor', '--ledger', `postgres://guard:hunter2-secret@127.0.0.1:${port}/guard`], dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^FAIL {2}ledger: E_LEDGER_UNAVAILABLE: .*127\.0\.0\.1/mu);
+    expect(r.out).not.toContain('hunter2-secret');
+    expect(r.lines.at(-1)).toBe('doctor: 1 check failed');
+  }, 30_000);
+
+  it.skipIf(postgresUrl === null)(
+    'reports a reachable database, its schema step and durable commits',
+    async () => {
+      const database = await freshDatabase();
+      try {
+        const dir = mkdtempSync(join(tmpdir(), 'meg-doctor-pg-'));
+        const r = await run(['doctor', '--ledger', database.url], dir);
+        expect(r.code, r.out).toBe(0);
+        expect(r.out).toMatch(/^ok {4}ledger .* answers: PostgreSQL \d+\.\d+.*, schema mcp_elicitation_guard at step (\d+) of \1$/mu);
+        expect(r.out).toContain('ok    ledger: synchronous_commit = on');
+      } finally {
+        await database.drop();
+      }
+    },
+    30_000,
+  );
 });

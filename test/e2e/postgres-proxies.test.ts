@@ -184,15 +184,18 @@ describe.skipIf(postgresUrl === null)('proxies sharing one PostgreSQL ledger', (
     expect(history.slice(-2)).toEqual(['USER_RETRY', 'CANCELLED']);
     expect(history.filter((to) => to === 'USER_RETRY')).toHaveLength(1);
 
-    // Another replica retries the operation the victim finished: not accepted a second time.
+    // The host re-sends the operation the victim finished through another replica: the shared
+    // ledger refuses it before it reaches that replica's server (the victim accepted it).
     const survivor = await startProxy(database.url, session);
     try {
-      await expectUrlRequired(survivor, 'INV-crash');
       expect(await pay(survivor, 'INV-crash')).toEqual({ kind: 'refused', code: 'E_ALREADY_ACCEPTED' });
+      // An operation the victim never accepted goes through the survivor once.
+      await expectUrlRequired(survivor, 'INV-after-crash');
+      expect(await pay(survivor, 'INV-after-crash')).toEqual({ kind: 'paid', paid: 1 });
     } finally {
       await survivor.client.close();
     }
-    expect(await receipts(session)).toHaveLength(1);
+    expect(await receipts(session)).toHaveLength(2);
     const { rows } = await sql.query('SELECT count(*)::int AS n FROM mcp_elicitation_guard.consent_receipts WHERE navigation_id = $1', [
       pending.id,
     ]);

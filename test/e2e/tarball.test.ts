@@ -8,7 +8,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -64,6 +64,32 @@ describe('installed from the packed tarball', () => {
     expect(readdirSync(join(pkg, 'node_modules'))).toContain('better-sqlite3');
     expect(cli(['--version']).stdout.trim()).toBe(
       (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version,
+    );
+  });
+
+  it('loads the server companion without either MCP SDK (optional peers), and says what to install when one is needed', () => {
+    const pkg = join(prefix, process.platform === 'win32' ? '' : 'lib', 'node_modules', 'mcp-elicitation-guard');
+    const installed = join(pkg, 'node_modules', '@modelcontextprotocol');
+    expect(existsSync(join(installed, 'sdk')) || existsSync(join(installed, 'server'))).toBe(false);
+    const entry = pathToFileURL(join(pkg, 'dist', 'server', 'index.js')).href;
+    const script = `
+      const m = await import(${JSON.stringify(entry)});
+      const out = { rounds: typeof m.ConnectRounds, service: typeof m.ConnectService };
+      try { m.urlElicitationRequired([{ mode: 'url', elicitationId: 'e1', url: 'https://mcp.example.com/connect/x', message: 'm' }]); }
+      catch (e) { out.v1 = e.code + ' ' + e.message; }
+      const service = new m.ConnectService({ baseUrl: 'https://mcp.example.com', vault: new m.MemorySecretVault(),
+        provider: { issuer: 'https://id.example.com', clientId: 'c', redirectUri: 'https://mcp.example.com/cb', scope: 'openid' } });
+      const rounds = new m.ConnectRounds(service, { key: 'k'.repeat(32), subject: () => 'alice' });
+      try { await rounds.connect({ mcpReq: { requestState: () => undefined } }, { purpose: 'p' }); }
+      catch (e) { out.v2 = e.code + ' ' + e.message; }
+      console.log(JSON.stringify(out));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env, cwd: work, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as Record<string, string>;
+    expect(out).toMatchObject({ rounds: 'function', service: 'function' });
+    expect(out['v1']).toMatch(/^E_INPUT urlElicitationRequired builds the SDK v1 -32042 error: install @modelcontextprotocol\/sdk/);
+    expect(out['v2']).toMatch(
+      /^E_INPUT ConnectRounds needs the MCP TypeScript SDK v2 server package: npm install @modelcontextprotocol\/server/,
     );
   });
 

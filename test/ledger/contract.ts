@@ -308,6 +308,64 @@ export function ledgerContract(name: string, open: () => Promise<LedgerHarness>)
         expect(await codeOf(() => ledger.listBusinessReceipts('not-a-digest'))).toBe('E_RECORD_INVALID');
       });
 
+      /** A navigation moved to `state` along the table, with an accepting consent receipt; returns the receipt's id. */
+      async function consentedFlow(state: FlowState): Promise<{ navigationId: string; consentId: string }> {
+        const record = await stored();
+        const consent = createConsentReceipt({ navigationId: record.id, shown, decision: 'accept' }, deps);
+        await ledger.putConsentReceipt(consent);
+        const path: [FlowState, FlowState, FlowTrigger][] = [
+          ['CREATED', 'USER_REVIEW', 'presented'],
+          ['USER_REVIEW', 'NAVIGATION_ACCEPTED', 'user-accepted'],
+          ['NAVIGATION_ACCEPTED', 'OUT_OF_BAND_PENDING', 'navigation-opened'],
+        ];
+        if (state === 'CANCELLED')
+          path.push(['OUT_OF_BAND_PENDING', 'USER_RETRY', 'manual-recovery'], ['USER_RETRY', 'CANCELLED', 'user-cancelled']);
+        if (state === 'DECLINED') path.splice(1, 2, ['USER_REVIEW', 'DECLINED', 'user-declined']);
+        for (const [from, to, trigger] of path)
+          expect((await ledger.updateFlowState(record.id, from, to, trigger, deps.clock())).updated).toBe(true);
+        return { navigationId: record.id, consentId: consent.id };
+      }
+
+      it('refuses a receipt resting on a flow the ledger holds as CANCELLED or DECLINED, and writes nothing', async () => {
+        for (const state of ['CANCELLED', 'DECLINED'] as const) {
+          const ended = await consentedFlow(state);
+          const live = await consentedFlow('OUT_OF_BAND_PENDING');
+          const lineage = { ...businessInput().lineage, session: `ended-${state}` };
+          const receipt = createBusinessReceipt(businessInput({ lineage, requirementReceiptIds: [live.consentId, ended.consentId] }), deps);
+          expect(await ledger.acceptBusinessReceipt(receipt)).toEqual({
+            accepted: false,
+            existing: null,
+            endedFlow: { navigationId: ended.navigationId, state },
+          });
+          expect(await ledger.getBusinessReceipt(lineage)).toBeNull();
+          expect(await ledger.listBusinessReceipts(lineage.originalRequestDigest)).not.toContainEqual(receipt);
+          // The lineage stays open: a receipt resting on live flows only is accepted.
+          const next = createBusinessReceipt(businessInput({ lineage, requirementReceiptIds: [live.consentId] }), deps);
+          expect(await ledger.acceptBusinessReceipt(next)).toEqual({ accepted: true });
+        }
+      });
+
+      it('answers an accepted lineage with its receipt even when the later one rests on an ended flow', async () => {
+        const live = await consentedFlow('OUT_OF_BAND_PENDING');
+        const first = createBusinessReceipt(businessInput({ requirementReceiptIds: [live.consentId] }), deps);
+        expect(await ledger.acceptBusinessReceipt(first)).toEqual({ accepted: true });
+        const ended = await consentedFlow('CANCELLED');
+        const second = createBusinessReceipt(businessInput({ requestId: 9, requirementReceiptIds: [ended.consentId] }), deps);
+        expect(await ledger.acceptBusinessReceipt(second)).toEqual({ accepted: false, existing: first });
+      });
+
+      it('sees a cancel made without awaiting before the receipt: the receipt is refused', async () => {
+        const flow = await consentedFlow('OUT_OF_BAND_PENDING');
+        const receipt = createBusinessReceipt(businessInput({ requirementReceiptIds: [flow.consentId] }), deps);
+        const moves = [
+          ledger.updateFlowState(flow.navigationId, 'OUT_OF_BAND_PENDING', 'USER_RETRY', 'manual-recovery', deps.clock()),
+          ledger.updateFlowState(flow.navigationId, 'USER_RETRY', 'CANCELLED', 'user-cancelled', deps.clock()),
+        ];
+        const outcome = ledger.acceptBusinessReceipt(receipt);
+        await Promise.all(moves);
+        expect(await outcome).toMatchObject({ accepted: false, endedFlow: { navigationId: flow.navigationId, state: 'CANCELLED' } });
+      });
+
       it('refuses a receipt that fails validation', async () => {
         const receipt = createBusinessReceipt(businessInput(), deps);
         expect(await codeOf(() => ledger.acceptBusinessReceipt({ ...receipt, retryGeneration: -1 }))).toBe('E_RECORD_INVALID');
