@@ -134,14 +134,16 @@ function quietParams(text: string, from: number): boolean {
  * True when no part `urlParts` would cut from `url` passes the content gate (`mayCarryData`) and
  * none is named `code`: then no credential, personal-data, authorization-response or parameter
  * redirect rule can match, and the parts need not be built. Read straight from the URL's text,
- * for a URL without escapes (`%`, `+`) and without matrix parameters (`;` in the path), where
- * every part is a plain slice of it; any other URL takes the full path (`urlParts`). It reads
+ * for a URL without percent-escapes and without matrix parameters (`;` in the path), where every
+ * part is a plain slice of it; any other URL takes the full path (`urlParts`). A `+` (a space in
+ * a query value) changes neither a value's length, its digits, its `@`, `(` or `[`, nor whether
+ * it starts with `a` or two letters, and `normalizeName` drops both, so it is read as written. It reads
  * every piece, also past `urlParts`' 256-part cap, so it is never quiet where the parts are not.
  */
 function quietTail(url: UrlView): boolean {
   const href = url.href;
   const pathname = url.pathname;
-  if (href.indexOf('%') >= 0 || href.indexOf('+') >= 0 || pathname.indexOf(';') >= 0) return false;
+  if (href.indexOf('%') >= 0 || pathname.indexOf(';') >= 0) return false;
   const search = url.search;
   if (search.length > 1 && !quietParams(search, 1)) return false;
   const hash = url.hash;
