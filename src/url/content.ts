@@ -43,11 +43,11 @@ function isOAuthRequest(parts: readonly UrlPart[]): boolean {
 }
 
 /**
- * False only for a part that no content rule can match: a name under 12 characters that no name
- * list knows, for a path segment no secret-naming segment before it, and a value that none of
- * the value rules can read. Every rule of `credentials.ts`, `personal.ts` and `redirects.ts`
- * needs one of those (test/url/differential.test.ts holds the gated engine to the ungated
- * reference).
+ * False only for a part that no content rule can match: a name that no name list knows and that
+ * cannot itself be a secret (`nameMayBeSecret`), for a path segment no secret-naming segment
+ * before it, and a value that none of the value rules can read. Every rule of `credentials.ts`,
+ * `personal.ts` and `redirects.ts` needs one of those (test/url/differential.test.ts holds the
+ * gated engine to the ungated reference).
  */
 function isKnownName(key: string): boolean {
   const known = KNOWN_NAMES.get(key);
@@ -65,11 +65,20 @@ const MAX_KNOWN_NAMES = 4096;
 
 function mayCarryData(part: UrlPart): boolean {
   if (part.name !== null) {
-    if (part.name.length >= 12 || isKnownName(part.key)) return true;
+    if (nameMayBeSecret(part.name, 0, part.name.length) || isKnownName(part.key)) return true;
   } else if (part.context !== '' && isSecretContext(part.context)) {
     return true;
   }
   return valueMayCarryData(part.value);
+}
+
+/**
+ * Whether `shapedSecret` can match the name `text.slice(start, end)` itself: 16 characters, or
+ * 12 that start like a prefixed key (a `+` read as a space changes neither).
+ */
+function nameMayBeSecret(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  return length >= 16 || (length >= 12 && mayBePrefixedSecret(start === 0 && end === text.length ? text : text.slice(start, end)));
 }
 
 /**
@@ -120,7 +129,7 @@ function quietParams(text: string, from: number): boolean {
     if (end > start) {
       let eq = start;
       while (eq < end && text.charCodeAt(eq) !== 0x3d) eq++;
-      if (eq - start >= 12) return false;
+      if (nameMayBeSecret(text, start, eq)) return false;
       const key = normalizeName(text.slice(start, eq));
       if (key === 'code' || isKnownName(key)) return false;
       if (eq < end && rangeMayCarryData(text, eq + 1, end)) return false;

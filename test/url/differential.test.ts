@@ -222,6 +222,9 @@ const GATE_EDGES = [
   'https://example.com/?v=415-555-2671', // phone numbers of 12 characters
   'https://example.com/p/+14155552671',
   'https://example.com/?v=%2B14155552671',
+  'https://example.com/?xoxb-ABCdefGHIj=1', // a name that is a prefixed key of 15 characters
+  'https://example.com/#/r?xoxb-ABCdefGHIj=1',
+  'https://example.com/?AKIAIOSFODNN7EXAMPLE=1', // a name that is a key of 20 characters
 ];
 
 /**
