@@ -21,7 +21,7 @@ const MEASUREMENTS: readonly { readonly name: string; readonly run: () => Promis
   { name: 'third-party tokens outside the vault', run: tokensLine },
   { name: 'completion reconciliation p99 (lost notices)', run: () => reconcileLine() },
   { name: 'expired flows recovered by hand', run: () => expiryLine() },
-  // --- forms (issue 12, form side): development, blind and real-world sets, each on its own line ---
+  // --- forms (issue 12, form side): development, blind, real-world and holdout sets, each on its own line ---
   ...FORM_SETS.map((set) => ({ name: set.name, run: () => formLine(set) })),
   // --- end of the form lines ---
 ];

@@ -9,12 +9,13 @@ import { printPairs } from './harness.js';
 import { benchDurable, POSTGRES_BENCH_ENV, printDurable } from './postgres.bench.js';
 import { benchProxy, printProxy } from './proxy.bench.js';
 import { benchGuardPairs, benchSdk, GUARD_PAIR_TITLE, SDK_TITLE } from './sdk.bench.js';
-import { benchSdkV2 } from './sdk-v2.bench.js';
+import { benchGuardV2, benchSdkV2, GUARD_V2_TITLE, SDK_V2_TITLE } from './sdk-v2.bench.js';
 import { benchUrlRows, urlBenchUnavailable } from './url.bench.js';
 
 printPairs(SDK_TITLE, await benchSdk());
 printPairs(GUARD_PAIR_TITLE, await benchGuardPairs());
-printPairs('SDK v2 (2026-07-28) round trips: unguarded (baseline) vs guardTransport (candidate), target ≤ 1.03×', await benchSdkV2());
+printPairs(SDK_V2_TITLE, await benchSdkV2());
+printPairs(GUARD_V2_TITLE, await benchGuardV2());
 const notMeasured: string[] = [];
 const urlUnavailable = urlBenchUnavailable();
 if (urlUnavailable === null) {

@@ -20,8 +20,8 @@ import { guardTransport } from '../src/adapters/sdk/transport.js';
 import { createGuard } from '../src/core/guard.js';
 import { compareAlternating, comparePair, printPairs, type PairResult } from './harness.js';
 
-/** One end of an in-process pair that carries messages as JSON text, delivered on the next turn. */
-class SerialisingTransport implements Transport {
+/** One end of an in-process pair that carries messages as JSON text, delivered on the next turn (also used by sdk-v2.bench.ts). */
+export class SerialisingTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -151,6 +151,29 @@ export async function benchSdk(): Promise<PairResult[]> {
   return results;
 }
 
+/** `n` tools/call requests exactly as SDK v1's Client hands them to its transport. */
+async function sdkRequests(n: number): Promise<{ id: number }[]> {
+  const sent: { id: number }[] = [];
+  const transport: Transport = {
+    start: async () => undefined,
+    close: async () => undefined,
+    send: async (message) => {
+      if (!('method' in message) || !('id' in message)) return;
+      const result =
+        message.method === 'initialize'
+          ? { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } }
+          : { content: [] };
+      if (message.method === 'tools/call') sent.push(message as unknown as { id: number });
+      queueMicrotask(() => transport.onmessage?.({ jsonrpc: '2.0', id: message.id, result }));
+    },
+  };
+  const client = new Client({ name: 'bench-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+  await client.connect(transport);
+  for (let i = 0; i < n; i++) await client.callTool({ name: 'echo', arguments: { n: i } });
+  await client.close();
+  return sent;
+}
+
 export const GUARD_PAIR_TITLE =
   'The guard alone, per request/result pair (guard.outbound + guard.inbound of a tools/call and its result): one Map set + ' +
   'delete per pair (baseline, the floor of tracking a request) vs the guard (candidate)';
@@ -174,18 +197,13 @@ export async function benchGuardPairs(): Promise<PairResult[]> {
     result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } },
   });
   guard.outbound({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  // Fresh objects per pair, as a transport delivers them, from a pool large enough not to stay in one cache line.
-  const requests = Array.from({ length: 4096 }, (_, i) => ({
-    jsonrpc: '2.0',
-    id: i + 1,
-    method: 'tools/call',
-    params: { name: 'echo', arguments: { n: i } },
-  }));
-  const results = Array.from({ length: 4096 }, (_, i) => ({
-    jsonrpc: '2.0',
-    id: i + 1,
-    result: { content: [{ type: 'text', text: `echo ${i}` }] },
-  }));
+  // The requests SDK v1's Client really sends (each built as `{ ...request, jsonrpc, id }`, with a
+  // hidden class of its own, which decides what reading it costs), from a pool large enough not to
+  // stay in one cache line; the results as a transport delivers them (parsed JSON).
+  const requests = await sdkRequests(4096);
+  const results = requests.map((r) =>
+    JSON.parse(JSON.stringify({ jsonrpc: '2.0', id: r.id, result: { content: [{ type: 'text', text: `echo ${r.id}` }] } })),
+  );
   // The floor done as well as it can be: a table that never empties (V8 reallocates an emptied one).
   const inFlight = new Map<number | string, unknown>([['never-removed', null]]);
   let i = 0;
@@ -194,7 +212,8 @@ export async function benchGuardPairs(): Promise<PairResult[]> {
   const baseline = () => {
     for (let n = 0; n < 256; n++) {
       const k = i++ & 4095;
-      inFlight.set(requests[k]!.id, requests[k]);
+      // Read as cheaply as a message with a hidden class of its own can be (see `field` in protocol/jsonrpc.ts).
+      inFlight.set(Reflect.get(requests[k]!, 'id') as number, requests[k]);
       inFlight.delete(results[k]!.id);
     }
   };

@@ -1,7 +1,7 @@
 /**
- * The form lines of the gate (issue 12): the development set, the blind set and the real servers'
- * forms, each measured by `eval --forms` itself. A line passes with no sensitive form let through
- * and under 0.5 % of ordinary forms blocked.
+ * The form lines of the gate (issue 12): the development set, the blind set, the real servers'
+ * forms and the four holdout sets, each measured by `eval --forms` itself. A line passes with no
+ * sensitive form let through and under 0.5 % of ordinary forms blocked.
  */
 import { fileURLToPath } from 'node:url';
 import { evalCommand, type EvalSummary } from '../../src/cli/eval.js';
@@ -15,6 +15,11 @@ export const FORM_SETS: readonly { readonly name: string; readonly file: string 
   { name: 'forms, development set', file: 'fixtures/forms/labelled.jsonl' },
   { name: 'forms, blind set', file: 'fixtures/forms/blind.jsonl' },
   { name: 'forms, real servers', file: 'fixtures/forms/real-world.jsonl' },
+  // The holdout sets, each written and labelled before its first run (the blind protocol of issue 12).
+  { name: 'forms, holdout 1', file: 'fixtures/forms/holdout.jsonl' },
+  { name: 'forms, holdout 2', file: 'fixtures/forms/holdout-2.jsonl' },
+  { name: 'forms, holdout 3', file: 'fixtures/forms/holdout-3.jsonl' },
+  { name: 'forms, holdout 4', file: 'fixtures/forms/holdout-4.jsonl' },
 ];
 
 export async function formLine(set: (typeof FORM_SETS)[number]): Promise<GateLine> {

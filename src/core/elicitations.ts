@@ -176,10 +176,11 @@ export function replaceRequirement(
   message: string,
   removed = 0,
   findings: readonly string[] = [],
+  events: GuardEvent[] = [],
 ): Decision {
   ctx.metrics.urlRequiredFiltered += 1;
   const event = ctx.report.event({ type: 'url-required.filtered', requestId: response.id as JsonRpcId, code, kept: 0, removed, findings });
-  return forward(ctx.codec.guardError(response.id, code, 'host', message), [event]);
+  return forward(ctx.codec.guardError(response.id, code, 'host', message), [...events, event]);
 }
 
 /**
@@ -213,8 +214,10 @@ export function onUrlRequired(ctx: Translation, response: JsonRpcError, original
       'The server sent a URL elicitation requirement (-32042) without a list of elicitations.',
     );
   }
-  const { kept, findings } = judgeRequirement(entries, ctx.policy);
+  const { kept, findings, analyses } = judgeRequirement(entries, ctx.policy);
   const removed = entries.length - kept.length;
+  // The url.allow rules (and onBlock "audit") each listed URL used, kept or removed, as for a URL elicitation.
+  const events = analyses.flatMap((analysis) => exceptionEvents(ctx, analysis, response.id as JsonRpcId));
   if (kept.length === 0) {
     const code = findings.some((c) => c !== GuardCode.invalidParams) ? GuardCode.urlBlocked : GuardCode.invalidParams;
     return replaceRequirement(
@@ -224,6 +227,7 @@ export function onUrlRequired(ctx: Translation, response: JsonRpcError, original
       'The server requires URL elicitations that the client refused to show (blocked or malformed URLs).',
       removed,
       findings,
+      events,
     );
   }
   const server = ctx.server();
@@ -232,7 +236,6 @@ export function onUrlRequired(ctx: Translation, response: JsonRpcError, original
     response.id as JsonRpcId,
     kept.map((k) => ({ ...k, server, subject: ctx.subject })),
   );
-  const events: GuardEvent[] = [];
   if (chain.repeatedUrls > 0) {
     const hosts = [...new Set(kept.map((k) => k.analysis.display.hostAscii ?? '(no host)'))];
     events.push(

@@ -100,15 +100,17 @@ export interface KeptEntry {
 export function judgeRequirement(
   entries: readonly RequirementEntry[],
   policy: Policy,
-): { readonly kept: KeptEntry[]; readonly findings: string[] } {
+): { readonly kept: KeptEntry[]; readonly findings: string[]; readonly analyses: UrlAnalysis[] } {
   const kept: KeptEntry[] = [];
   const findings: string[] = [];
+  const analyses: UrlAnalysis[] = [];
   for (const read of entries) {
     if (!read.ok) {
       findings.push(GuardCode.invalidParams);
       continue;
     }
     const analysis = analyzeUrl(read.url, policy);
+    analyses.push(analysis);
     if (analysis.verdict === 'block') {
       for (const f of analysis.findings) if (f.severity === 'error') findings.push(f.code);
       continue;
@@ -116,7 +118,7 @@ export function judgeRequirement(
     const meta = { ...(isRecord(read.entry._meta) ? read.entry._meta : {}), [GuardMetaKey.urlAnalysis]: analysis };
     kept.push({ entry: { ...read.entry, _meta: meta }, elicitationId: read.elicitationId, url: read.url, message: read.message, analysis });
   }
-  return { kept, findings };
+  return { kept, findings, analyses };
 }
 
 /** A withheld answer: the code, the fields (never their values) and the finding codes. */

@@ -21,9 +21,8 @@
  *   input, and a server already handles it.
  */
 import { redact } from '../audit/redact.js';
-import type { ServerResponseRuling } from '../flow/book.js';
+import { Bounded, type ServerResponseRuling } from '../flow/book.js';
 import type { InputChain, InputRequiredBook, PresentedInput, RefusedInput } from '../flow/input-required.js';
-import type { Lineage } from '../flow/lineage.js';
 import { allowedModes, declaredModes, hasMode, modesEqual, narrowCapabilities, NO_MODES, type Modes } from '../negotiation/capabilities.js';
 import { shortDigest } from '../protocol/digest.js';
 import { GuardCode, wireAnswer } from '../protocol/errors.js';
@@ -78,6 +77,10 @@ interface Pending {
 
 const MAX_PENDING = 4096;
 
+/** What the round book is told of a server answer that is not an input-required result (no allocation per answer). */
+const FINAL_ANSWER = Object.freeze({ inputRequired: false, requestState: undefined, error: false });
+const ERROR_ANSWER = Object.freeze({ inputRequired: false, requestState: undefined, error: true });
+
 export class ModernSide {
   readonly #host: ModernHost;
   readonly #rounds: InputRequiredBook;
@@ -85,7 +88,8 @@ export class ModernSide {
   #protocolVersion: string | null = null;
   #declared: Modes = NO_MODES;
   #modes: Modes = NO_MODES;
-  readonly #pending = new Map<JsonRpcId, Pending>();
+  /** Bounded (oldest out), and never emptied: V8 reallocates a hash table each time it empties. */
+  readonly #pending = new Bounded<JsonRpcId, Pending>(MAX_PENDING);
   /** The capabilities object of the last request and what it declared: SDKs send the same object every time. */
   #lastCapabilities: unknown = undefined;
 
@@ -232,8 +236,9 @@ export class ModernSide {
     if (parts.inputResponses === null || parts.requestState === null) {
       return this.#refuseRequest(request, GuardCode.invalidParams, 'inputResponses must be an object and requestState a string', events);
     }
-    const hasRetryParts = parts.inputResponses !== undefined || parts.requestState !== undefined;
-    const ruling = this.#rounds.onRequest(request.id, request.method, hasRetryParts, parts.requestState, () => originalDigest(request));
+    // An original leg (no retry parts) is not recorded: nothing to rule on, nothing allocated.
+    if (parts.inputResponses === undefined && parts.requestState === undefined) return request;
+    const ruling = this.#rounds.onRequest(request.id, request.method, true, parts.requestState, () => originalDigest(request));
     switch (ruling.kind) {
       case 'original':
         return request;
@@ -401,11 +406,10 @@ export class ModernSide {
   /** The answer to a modern request. */
   inbound(response: JsonRpcResult | JsonRpcError): Decision {
     const id = response.id as JsonRpcId;
-    const pending = this.#pending.get(id);
+    const pending = this.#pending.take(id);
     if (pending === undefined) return forward(response);
-    this.#pending.delete(id);
     if ('error' in response) {
-      this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
+      this.#rounds.onAnswer(id, ERROR_ANSWER);
       if (response.error.code === RpcCode.urlElicitationRequired) {
         // -32042 is 2025-11-25 only: its elicitation list never reaches a 2026-07-28 host.
         const event = this.#violation(
@@ -430,7 +434,7 @@ export class ModernSide {
     if (!isRecord(result)) return forward(response);
     this.#learnServer(result);
     if (!isInputRequired(result)) {
-      const ruling = this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: false });
+      const ruling = this.#rounds.onAnswer(id, FINAL_ANSWER);
       if (ruling.kind === 'complete') return this.#accept(ruling.chain, response);
       if (ruling.kind === 'duplicate') return this.#withhold(response, 'a second final answer for an operation that already received one');
       return forward(response);
@@ -462,7 +466,7 @@ export class ModernSide {
       );
     const decoded = decodeInputRequired(response.result);
     if (!decoded.ok) {
-      this.#rounds.onAnswer(id, { inputRequired: false, requestState: undefined, error: true });
+      this.#rounds.onAnswer(id, ERROR_ANSWER);
       return this.#failClosed(id, pending.method, GuardCode.invalidParams, decoded.reason);
     }
     const request = pending.request;
@@ -482,29 +486,15 @@ export class ModernSide {
     if (ruling.kind !== 'round')
       return this.#failClosed(id, pending.method, GuardCode.internal, 'an input-required result the guard could not attribute');
     const chain = ruling.chain;
-    const lineage = this.#host.book.inputLineage(chain, id);
     // The server's next round answers the previous one: a URL step the user went through is verified by it.
-    if (!ruling.fresh) this.#host.book.inputRoundAnswered(lineage);
+    // (The chain has a lineage once a URL step was presented; a chain of forms never needs one.)
+    if (!ruling.fresh && chain.lineage !== null) this.#host.book.inputRoundAnswered(chain.lineage);
     const events: GuardEvent[] = [];
     const kept = new Map<string, Record<string, unknown>>();
     const refusedList: { key: string; code: string; reason: string }[] = [];
-    const refuse = (key: string, mode: ElicitationMode | null, refused: RefusedInput, findings: readonly string[] = []) => {
-      chain.refused.set(key, refused);
-      refusedList.push({ key, code: refused.code, reason: refused.reason });
-      this.#host.metrics.elicitationsRefused += 1;
-      events.push(
-        this.#event({
-          type: 'elicitation.refused',
-          code: refused.code,
-          mode,
-          requestId: id,
-          inputKey: key,
-          reason: refused.reason,
-          findings,
-        }),
-      );
-    };
-    for (const bad of decoded.malformed) refuse(bad.key, null, { code: GuardCode.invalidParams, reason: bad.reason, answer: 'decline' });
+    const refusals = { chain, requestId: id, list: refusedList, events };
+    for (const bad of decoded.malformed)
+      this.#refuseInput(refusals, bad.key, null, { code: GuardCode.invalidParams, reason: bad.reason, answer: 'decline' });
     for (const part of decoded.requests) {
       if (part.method !== Method.elicitationCreate) {
         // sampling/createMessage and roots/list pass as they are.
@@ -512,18 +502,54 @@ export class ModernSide {
         kept.set(part.key, part.entry);
         continue;
       }
-      const judged = this.#judge(id, part, pending.modes, chain, lineage, events);
+      const judged = this.#judge(id, part, pending.modes, chain, events);
       if (judged.ok) {
         chain.presented.set(part.key, judged.presented);
         kept.set(part.key, { ...part.entry, params: judged.params });
-      } else refuse(part.key, judged.mode, { code: judged.code, reason: judged.reason, answer: 'decline' }, judged.findings);
+      } else
+        this.#refuseInput(
+          refusals,
+          part.key,
+          judged.mode,
+          { code: judged.code, reason: judged.reason, answer: 'decline' },
+          judged.findings,
+        );
     }
     const meta = refusedList.length > 0 ? { [GuardMetaKey.refusedInputs]: refusedList } : null;
     return forward(withResult(response, encodeInputRequired(response.result, kept, meta)), events);
   }
 
+  /** A key of an input-required round the host will not see: remembered for the retry, listed in the result, told as an event. */
+  #refuseInput(
+    refusals: {
+      readonly chain: InputChain;
+      readonly requestId: JsonRpcId;
+      readonly list: { key: string; code: string; reason: string }[];
+      readonly events: GuardEvent[];
+    },
+    key: string,
+    mode: ElicitationMode | null,
+    refused: RefusedInput,
+    findings: readonly string[] = [],
+  ): void {
+    refusals.chain.refused.set(key, refused);
+    refusals.list.push({ key, code: refused.code, reason: refused.reason });
+    this.#host.metrics.elicitationsRefused += 1;
+    refusals.events.push(
+      this.#event({
+        type: 'elicitation.refused',
+        code: refused.code,
+        mode,
+        requestId: refusals.requestId,
+        inputKey: key,
+        reason: refused.reason,
+        findings,
+      }),
+    );
+  }
+
   /** One embedded `elicitation/create`, judged like a 2025-11-25 request, by the same checkers. */
-  #judge(requestId: JsonRpcId, part: InputRequestPart, modes: Modes, chain: InputChain, lineage: Lineage, events: GuardEvent[]): Judged {
+  #judge(requestId: JsonRpcId, part: InputRequestPart, modes: Modes, chain: InputChain, events: GuardEvent[]): Judged {
     const { policy, metrics } = this.#host;
     const raw = part.params;
     const rawMode = raw.mode ?? 'form';
@@ -545,8 +571,9 @@ export class ModernSide {
       if (!isRecord(raw.requestedSchema))
         return refused(mode, GuardCode.invalidParams, 'form-mode elicitation needs a "requestedSchema" object');
       // Fields of the other mode do not reach the host.
-      const { url: _u, elicitationId: _e, ...formParams } = raw;
-      const judged = this.#judgeForm(formParams);
+      const formParams = 'url' in raw || 'elicitationId' in raw ? withoutUrlKeys(raw) : raw;
+      const seen = this.#judgeForm(formParams);
+      const judged = seen.judged;
       if (judged.sensitive.length > 0) {
         const fields = judged.sensitive.map((f) => ({ name: f.name, class: f.class, reasons: f.reasons }));
         events.push(this.#event({ type: 'form.sensitive', action: judged.blocked ? 'blocked' : 'audited', requestId, fields }));
@@ -568,7 +595,8 @@ export class ModernSide {
       );
       return {
         ok: true,
-        presented: { kind: 'form', requestedSchema: formParams.requestedSchema },
+        // The guard's own copy of the schema (what was judged): what the host or server does to theirs later changes nothing.
+        presented: { kind: 'form', requestedSchema: seen.form.requestedSchema },
         params: { ...formParams, _meta: { ...meta, [GuardMetaKey.formAudit]: judged.audit } },
       };
     }
@@ -595,7 +623,7 @@ export class ModernSide {
         server: this.#host.server(),
         subject: this.#host.subject,
       },
-      lineage,
+      this.#host.book.inputLineage(chain, chain.originalId),
       requestId,
     );
     this.#rounds.bindFlow(chain, flowId);
@@ -620,20 +648,24 @@ export class ModernSide {
   }
 
   /**
-   * Form judgements by the form's text: a server asks the same form in every call of a tool, and
-   * the audit (lexicon, reading rules) is the costly part of a round. Bounded, oldest out.
+   * Form judgements, by the form: a server asks the same form in every call of a tool, and the
+   * audit (lexicon, reading rules) is the costly part of a round. Each judgement is kept with a
+   * copy of the form it judged (everything but `_meta`) and reused only for a form equal to it
+   * member by member, in the same order (`sameJson`): comparing costs a fraction of serialising the
+   * form to look it up. Found by the form's message; bounded, oldest out.
    */
-  readonly #forms = new Map<string, ReturnType<typeof judgeForm>>();
+  readonly #forms = new Map<string, SeenForm[]>();
 
-  #judgeForm(params: Record<string, unknown>): ReturnType<typeof judgeForm> {
-    const { _meta: _m, ...asked } = params;
-    const key = JSON.stringify(asked);
-    const known = this.#forms.get(key);
-    if (known !== undefined) return known;
-    const judged = judgeForm(params, this.#host.policy);
-    this.#forms.set(key, judged);
-    if (this.#forms.size > 256) this.#forms.delete(this.#forms.keys().next().value as string);
-    return judged;
+  #judgeForm(params: Record<string, unknown>): SeenForm {
+    const message = params.message as string;
+    const known = this.#forms.get(message);
+    if (known !== undefined) for (const seen of known) if (sameForm(seen.form, params)) return seen;
+    const seen: SeenForm = { form: formCopy(params), judged: judgeForm(params, this.#host.policy) };
+    if (known === undefined) {
+      this.#forms.set(message, [seen]);
+      if (this.#forms.size > 256) this.#forms.delete(this.#forms.keys().next().value as string);
+    } else if (known.unshift(seen) > 8) known.pop();
+    return seen;
   }
 
   /** The chain's final answer: accepted once, with a business receipt (delivered once it is durable, with a ledger). */
@@ -663,8 +695,7 @@ export class ModernSide {
 
   #track(id: JsonRpcId, pending: Pending): void {
     this.#pending.delete(id);
-    this.#pending.set(id, pending);
-    if (this.#pending.size > MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value as JsonRpcId);
+    this.#pending.put(id, pending);
   }
 
   #setEra(era: 'modern' | 'mixed', version: string | null): GuardEvent | null {
@@ -756,6 +787,71 @@ function refused(mode: ElicitationMode | null, code: string, reason: string, fin
 /** What the server gets for a key the guard refused. */
 function refusalAnswer(refused: RefusedInput): Record<string, unknown> {
   return { action: refused.answer, _meta: { [GuardMetaKey.refusal]: { code: refused.code, reason: refused.reason } } };
+}
+
+/** A form the guard judged: its own copy of the form (without `_meta`), and the judgement. */
+interface SeenForm {
+  readonly form: Record<string, unknown>;
+  readonly judged: ReturnType<typeof judgeForm>;
+}
+
+/** Form-mode params without the URL mode's fields. */
+function withoutUrlKeys(params: Record<string, unknown>): Record<string, unknown> {
+  const { url: _u, elicitationId: _e, ...rest } = params;
+  return rest;
+}
+
+/** A JSON copy of a form's params without `_meta` (what a judgement is reused for). */
+function formCopy(params: Record<string, unknown>): Record<string, unknown> {
+  const { _meta: _m, ...asked } = params;
+  return JSON.parse(JSON.stringify(asked)) as Record<string, unknown>;
+}
+
+/** True when `params` (its `_meta` aside) is the form `copy` holds: same members, same order, same values. */
+function sameForm(copy: Record<string, unknown>, params: Record<string, unknown>): boolean {
+  const keys = Object.keys(params);
+  let compared = 0;
+  for (const key of keys) {
+    if (key === '_meta') continue;
+    if (!Object.hasOwn(copy, key) || !sameJson(copy[key], params[key])) return false;
+    compared += 1;
+  }
+  return compared === Object.keys(copy).length && sameOrder(Object.keys(copy), keys);
+}
+
+function sameOrder(copyKeys: readonly string[], keys: readonly string[]): boolean {
+  let i = 0;
+  for (const key of keys) if (key !== '_meta' && key !== copyKeys[i++]) return false;
+  return true;
+}
+
+function isPlainJsonObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Equality of JSON values, objects member by member in order: true only when both serialise
+ * alike. Anything that is not a plain object, an array or a primitive is never equal (a judgement
+ * is then made afresh).
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'number' || Number.isFinite(a);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || !isPlainJsonObject(a) || !isPlainJsonObject(b)) return false;
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  for (let i = 0; i < keysA.length; i++) {
+    const key = keysA[i] as string;
+    if (key !== keysB[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 const GUARD_META_KEYS: ReadonlySet<string> = new Set(Object.values(GuardMetaKey));

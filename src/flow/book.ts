@@ -24,7 +24,7 @@
 import type { Policy } from '../policy/policy.js';
 import { requestDigest } from '../protocol/digest.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
-import type { JsonRpcId } from '../protocol/jsonrpc.js';
+import { field, type JsonRpcId } from '../protocol/jsonrpc.js';
 import { ELICITING_METHODS, Method, TERMINAL_TASK_STATUSES } from '../protocol/wire.js';
 import { InputRequiredBook, type InputChain } from './input-required.js';
 import { acceptOriginalOperation, createLineage, LINEAGE_RULES, type Lineage, type RequirementProgress } from './lineage.js';
@@ -230,14 +230,18 @@ interface FlowEntry<A> {
 /** A host request in flight: the request itself (no copy), or for a retry, the request and its lineage. */
 type HostRequestEntry = RequestEvent | Retry;
 
-interface Retry {
-  readonly request: RequestEvent;
-  /** The lineage this request is a retry of (its id is in that lineage's `retryIds` while in flight). */
-  readonly retryOf: Lineage;
+class Retry {
+  constructor(
+    readonly request: RequestEvent,
+    /** The lineage this request is a retry of (its id is in that lineage's `retryIds` while in flight). */
+    readonly retryOf: Lineage,
+  ) {}
 }
 
+// `instanceof`, not `'retryOf' in entry`: a host's request may have a hidden class of its own, on
+// which a key test misses V8's caches (see `field` in protocol/jsonrpc.ts).
 function isRetry(entry: HostRequestEntry): entry is Retry {
-  return 'retryOf' in entry;
+  return entry instanceof Retry;
 }
 
 function requestOf(entry: HostRequestEntry): RequestEvent {
@@ -272,7 +276,7 @@ const SENTINEL: unique symbol = Symbol('bounded-table-sentinel');
  * table of requests in flight empties after nearly every answer, so without it a plain request and
  * its answer cost two table allocations and the garbage collections they cause.
  */
-class Bounded<K, V> {
+export class Bounded<K, V> {
   readonly #map = new Map<K | typeof SENTINEL, V>([[SENTINEL, undefined as V]]);
 
   constructor(readonly limit: number) {}
@@ -438,9 +442,9 @@ export class FlowBook<A = unknown> {
       if (refusal !== null) return refusal;
       const retry = this.#retryOf(request.id, digest);
       if (retry !== null && 'ruling' in retry) return retry;
-      if (retry !== null) entry = { request, retryOf: retry };
+      if (retry !== null) entry = new Retry(request, retry);
     }
-    this.#hostRequests.put(request.id, entry, this.#forgetRequest);
+    this.#hostRequests.put(field(request, 'id') as JsonRpcId, entry, this.#forgetRequest);
     return PASS;
   }
 
@@ -718,7 +722,7 @@ export class FlowBook<A = unknown> {
       this.#serverTasks.put(taskId, { original: request, lineage: this.#nested.get(id) ?? null, running: true });
       return PASS;
     }
-    if (request.method === Method.taskResult) return this.#onTaskResult(request, id, outcome, response);
+    if (field(request, 'method') === Method.taskResult) return this.#onTaskResult(request, id, outcome, response);
     const nested = this.#nested.get(id);
     if (nested !== undefined) this.#nested.delete(id);
     const retried = isRetry(entry) && entry.retryOf.retryIds.has(id) ? entry.retryOf : null;

@@ -41,6 +41,9 @@ export interface InputChain {
   /** The guard's own id of this chain (random, never from the wire). */
   readonly id: string;
   readonly method: string;
+  /** The JSON-RPC id of the original request (the leg the first round answered). */
+  readonly originalId: JsonRpcId;
+  /** The original's digest (computed the first time it is read: a round with a `requestState` never needs it). */
   readonly digest: string;
   /** Input-required results seen so far (round 1 is the first one). */
   round: number;
@@ -102,6 +105,55 @@ export interface InputRequiredBookOptions {
 }
 
 const MAX_LEGS = 4096;
+
+/**
+ * A chain. Its original's digest is taken the first time it is read, from the original request
+ * (held until then by `digestOf`): a form round with a `requestState` never needs it, and digesting
+ * (RFC 8785 and sha256) was a tenth of the guard's cost of such a round. A finished chain lets go
+ * of the original; by then every read it could still get has happened (a round without a state
+ * takes its digest at once).
+ */
+class Chain implements InputChain {
+  round = 0;
+  status: ChainStatus = 'awaiting-retry';
+  requestState: string | undefined = undefined;
+  readonly spentStates = new Set<string>();
+  presented = new Map<string, PresentedInput>();
+  refused = new Map<string, RefusedInput>();
+  cancelled = false;
+  cancelSent = false;
+  readonly flows = new Set<string>();
+  lineage: Lineage | null = null;
+  #digest: string | null = null;
+  #digestOf: (() => string) | null;
+
+  constructor(
+    readonly id: string,
+    readonly method: string,
+    readonly originalId: JsonRpcId,
+    digestOf: () => string,
+    public expiresAt: number,
+  ) {
+    this.#digestOf = digestOf;
+  }
+
+  get digest(): string {
+    if (this.#digest === null) {
+      if (this.#digestOf === null) throw new Error('the digest of a finished input-required chain was read');
+      this.#digest = this.#digestOf();
+      this.#digestOf = null;
+    }
+    return this.#digest;
+  }
+
+  settle(): void {
+    this.#digestOf = null;
+  }
+}
+
+function settle(chain: InputChain): void {
+  if (chain instanceof Chain) chain.settle();
+}
 const ORIGINAL: RetryRuling = Object.freeze({ kind: 'original' });
 const NONE: AnswerRuling = Object.freeze({ kind: 'none' });
 
@@ -180,7 +232,7 @@ export class InputRequiredBook {
     let chain = leg.chain;
     if (answer.inputRequired) {
       const fresh = chain === null;
-      if (chain === null) chain = this.#open(leg);
+      if (chain === null) chain = this.#open(id, leg);
       else if (chain.cancelSent) {
         // The user cancelled: the server asked again anyway; the operation ends here, and a retry
         // of this round is known as one (and refused).
@@ -192,8 +244,12 @@ export class InputRequiredBook {
       chain.round += 1;
       chain.status = 'awaiting-retry';
       chain.requestState = answer.requestState;
-      chain.presented = new Map();
-      chain.refused = new Map();
+      // Without a state, the next retry is found by the original's digest: taken now, while the original is at hand.
+      if (answer.requestState === undefined) void chain.digest;
+      if (!fresh) {
+        chain.presented = new Map();
+        chain.refused = new Map();
+      }
       chain.expiresAt = this.#options.clock() + this.#options.ttlMs;
       // Its deadline moved: it goes to the end of the expiry order.
       this.#chains.delete(chain.id);
@@ -213,6 +269,7 @@ export class InputRequiredBook {
     if (chain.status === 'complete') return { kind: 'duplicate', chain };
     chain.status = 'complete';
     this.#unlistState(chain);
+    settle(chain);
     return { kind: 'complete', chain };
   }
 
@@ -264,7 +321,10 @@ export class InputRequiredBook {
   /** The chain a retry continues: by its state when it echoes one, else the newest awaiting chain of the same original. */
   #find(method: string, requestState: string | undefined, digestOf: () => string): InputChain | null {
     if (requestState !== undefined) {
-      const live = this.#byState.get(requestState)?.filter((c) => c.method === method);
+      const listed = this.#byState.get(requestState);
+      // The usual case: one chain waits with this state.
+      if (listed !== undefined && listed.length === 1 && listed[0]!.method === method) return listed[0]!;
+      const live = listed?.filter((c) => c.method === method);
       if (live !== undefined && live.length > 0) {
         if (live.length === 1) return live[0]!;
         // Several chains share the state: the one of the same original that waits for its retry.
@@ -279,28 +339,13 @@ export class InputRequiredBook {
     const digest = digestOf();
     let found: InputChain | null = null;
     for (const chain of this.#chains.values())
-      if (chain.method === method && chain.digest === digest && chain.requestState === undefined) found = chain;
+      if (chain.requestState === undefined && chain.method === method && chain.digest === digest) found = chain;
     return found;
   }
 
-  #open(leg: Leg): InputChain {
+  #open(originalId: JsonRpcId, leg: Leg): InputChain {
     const options = this.#options;
-    const chain: InputChain = {
-      id: options.newId(),
-      method: leg.method,
-      digest: leg.digestOf(),
-      round: 0,
-      status: 'awaiting-retry',
-      requestState: undefined,
-      spentStates: new Set(),
-      presented: new Map(),
-      refused: new Map(),
-      cancelled: false,
-      cancelSent: false,
-      flows: new Set(),
-      lineage: null,
-      expiresAt: options.clock() + options.ttlMs,
-    };
+    const chain = new Chain(options.newId(), leg.method, originalId, leg.digestOf, options.clock() + options.ttlMs);
     this.#chains.set(chain.id, chain);
     while (this.#chains.size > options.maxChains) this.#forget(this.#chains.values().next().value as InputChain);
     return chain;
@@ -316,11 +361,13 @@ export class InputRequiredBook {
   #end(chain: InputChain): void {
     chain.status = 'ended';
     this.#unlistState(chain);
+    settle(chain);
   }
 
   #forget(chain: InputChain): void {
     this.#chains.delete(chain.id);
     this.#unlistState(chain);
+    settle(chain);
   }
 
   /** The chain no longer waits for a retry with its current state. */
@@ -329,6 +376,10 @@ export class InputRequiredBook {
     if (state === undefined) return;
     const listed = this.#byState.get(state);
     if (listed === undefined) return;
+    if (listed.length === 1) {
+      if (listed[0] === chain) this.#byState.delete(state);
+      return;
+    }
     const rest = listed.filter((c) => c !== chain);
     if (rest.length === 0) this.#byState.delete(state);
     else this.#byState.set(state, rest);

@@ -14,7 +14,7 @@
  * 4. The form-level texts (the request `message`, the schema's own `title` and `description`, the
  *    option titles of its choice fields), for a free-entry field whose labels name nothing: a field
  *    the classifier cannot read confidently in a form that asks for a secret is that secret.
- * Then form context settles the ambiguous terms (`pin code`, `security code`, `expiry`), the kind of
+ * Then form context settles the ambiguous terms (`pin code`, `pincode`, `CAP`, `security code`, `expiry`), the kind of
  * answer caps the class (a yes/no or a choice cannot carry a secret), and a run of choice fields that
  * picks a secret one digit or one seed word at a time is that secret.
  */
@@ -126,6 +126,8 @@ function resolve(signal: Signal, context: FormContext): FieldClass | null {
       return signal.class;
     case 'needs-payment':
       return context.payment ? 'payment' : null;
+    case 'needs-address':
+      return context.address ? signal.class : null;
     case 'security-code':
       return context.payment ? 'payment' : 'credential';
     case 'pin-code':
@@ -223,7 +225,11 @@ export function classifyFields(fields: readonly FieldSpec[], texts: FormTexts | 
 
   const strongPayment = all.map((f) => f.signals.some((s) => s.class === 'payment' && s.rule === 'strong'));
   const anyPaymentWords = formReadings.some((r) => r.mentionsPayment) || all.some((f) => f.readings.some((r) => r.mentionsPayment));
-  const anyAddressWords = formReadings.some((r) => r.mentionsAddress) || all.some((f) => f.readings.some((r) => r.mentionsAddress));
+  // Address words in the fields (a city, a street) make a `pin code` the postal code; in the message
+  // alone ("we deliver", "ships") they do not when the form is about a card or a payment ("your card
+  // ships in 3 days: choose its PIN code").
+  const anyAddressWords =
+    all.some((f) => f.readings.some((r) => r.mentionsAddress)) || (!anyPaymentWords && formReadings.some((r) => r.mentionsAddress));
   const formContext: FormContext = { payment: anyPaymentWords, address: anyAddressWords };
   const formClass = formSignals.reduce<FieldClass | null>((best, s) => {
     const cls = resolve(s, formContext);
@@ -241,8 +247,8 @@ export function classifyFields(fields: readonly FieldSpec[], texts: FormTexts | 
     }
   }
   return all.map((field, i) => {
-    // Only a `pin code` depends on address words in the field's own texts: read them only then.
-    const needsAddress = !anyAddressWords && field.signals.some((s) => s.rule === 'pin-code');
+    // Only a `pin code` or a `CAP` depends on address words in the field's own texts: read them only then.
+    const needsAddress = !anyAddressWords && field.signals.some((s) => s.rule === 'pin-code' || s.rule === 'needs-address');
     const context: FormContext = {
       payment: anyPaymentWords || strongPayment.some((p, j) => p && j !== i),
       address: anyAddressWords || (needsAddress && addressInOwnTexts(field.spec)),

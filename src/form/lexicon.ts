@@ -46,8 +46,16 @@
  *   German and French ("PIN-Code", "code PIN") it is the secret PIN. Decision: credential, unless
  *   the form has address context (another field or the field's own title/description mentions
  *   an address, street, city, state, district, postal/zip code, delivery...), then personal
- *   (an address component). `pincode` written as one word is the Indian postal usage: personal.
- *   Bare `pin` is always credential.
+ *   (an address component). `pincode` written as one word is read the same way: it is the Dutch
+ *   word for a PIN as much as the Indian postal usage, so address words around it (a city or
+ *   state field, "delivery" in the message, "postal" in its description) make it personal and
+ *   anything else leaves it a PIN. Bare `pin` is always credential, except in hardware compounds
+ *   (`gpio pin`). Italian `CAP` (the postal code) is a postal code only among address words:
+ *   alone it is any cap (`spending cap`).
+ * - A key head with a privacy qualifier is a private key, in either order and in brackets:
+ *   "Private deploy key", "Deploy key (private)", "Clé SSH (privée)", "SSH özel anahtarı" (the
+ *   `private key` compound, whose bridge words, `ssh`, `deploy`, `gpg`..., may stand between).
+ *   "Deploy key" alone, "Deploy key (public)" and "Notes (private)" are not.
  * - Postal codes, zip codes and addresses are personal (spec L35–38 treats contact and profile
  *   data as personal, not prohibited); city, state and country alone are ordinary.
  * - `secret_santa_name`: ordinary (`secret santa` is a benign compound; a thing's name is not a
@@ -152,11 +160,12 @@ export type Concept =
  * - `head`: only when the term ends the label, i.e. is its head noun (`db_user`, `github_user`, but not `user_count`).
  * - `needs-payment`: payment when the form is about a card or a bank, otherwise no signal.
  * - `pin-code`: credential, or personal (postal code) when the form has address context.
+ * - `needs-address`: its class only when the form has address context, otherwise no signal (`CAP`).
  * - `security-code`: payment when the form is about a card, otherwise credential.
  * - `phrase`: a whole question or request ("name of your first pet"): always, wherever it stands in
  *   the label (it is not read as a modifier of another noun).
  */
-export type MatchRule = 'strong' | 'bare' | 'head' | 'needs-payment' | 'pin-code' | 'security-code' | 'phrase';
+export type MatchRule = 'strong' | 'bare' | 'head' | 'needs-payment' | 'needs-address' | 'pin-code' | 'security-code' | 'phrase';
 
 export interface LexiconEntry {
   /** The term as written in its language; reasons quote it (e.g. `title:密码`). */
@@ -217,7 +226,8 @@ const ENGLISH: LexiconEntry[] = [
     'wlan key',
   ]),
   ...group('en', C, 'pin', ['pin', 'pin number', 'pin no', 'one time pin']),
-  ...group('en', C, 'pin', ['pin code'], { rule: 'pin-code' }),
+  // One word or two, "pincode" is the Dutch PIN and the Indian postal code alike: the form decides.
+  ...group('en', C, 'pin', ['pin code', 'pincode'], { rule: 'pin-code' }),
   ...group('en', C, 'otp', [
     'otp',
     'totp',
@@ -424,7 +434,7 @@ const ENGLISH: LexiconEntry[] = [
     'delivery address',
     'address line',
   ]),
-  ...group('en', I, 'postal-code', ['postal code', 'postcode', 'zip', 'zip code', 'zipcode', 'pincode']),
+  ...group('en', I, 'postal-code', ['postal code', 'postcode', 'zip', 'zip code', 'zipcode']),
   ...group('en', I, 'person-name', [
     'full name',
     'fullname',
@@ -1247,6 +1257,23 @@ const ROMANISED: LexiconEntry[] = [
   ...group('ko', C, 'password', ['bimilbeonho', 'bimil beonho', 'bibeon'], { scope: 'name' }),
 ];
 
+/**
+ * PIN and postal-code words of more languages, and the hardware pins that are neither (holdout 4):
+ * `PIN-kod` and `pinkode` are the Nordic PINs; Italian `CAP` and Hindi `पिन कोड` are postal codes
+ * among address words only.
+ */
+const PINS_AND_POSTAL_CODES: LexiconEntry[] = [
+  ...group('sv', C, 'pin', ['pinkod', 'pin kod', 'pin koden', 'pinkoden']),
+  ...group('da', C, 'pin', ['pinkode', 'pin kode', 'pinkoden', 'pin koden']),
+  ...group('hi', C, 'pin', ['पिन']),
+  ...group('hi', C, 'pin', ['पिन कोड', 'पिनकोड'], { rule: 'pin-code' }),
+  ...group('it', I, 'postal-code', ['cap'], { rule: 'needs-address', scope: 'label' }),
+  ...group('it', I, 'postal-code', ['codice postale', 'codice di avviamento postale']),
+  ...group('en', O, 'benign', ['gpio pin', 'gpio pins', 'analog pin', 'digital pin', 'pin header', 'pin mode', 'pinout']),
+  // The first word of an OpenSSH public-key line: a field described by it asks for a public key.
+  ...group('en', O, 'benign', ['ssh rsa', 'ssh ed25519', 'ssh dss', 'ecdsa sha2 nistp256', 'sk ssh ed25519']),
+];
+
 /** Every term, all languages. */
 export const LEXICON: readonly LexiconEntry[] = [
   ...ENGLISH,
@@ -1259,6 +1286,7 @@ export const LEXICON: readonly LexiconEntry[] = [
   ...JAPANESE,
   ...KOREAN,
   ...MORE,
+  ...PINS_AND_POSTAL_CODES,
   ...ROMANISED,
   ...TRANSLATED,
 ];
@@ -1691,6 +1719,13 @@ export const COMPOUNDS: readonly {
   readonly modifiers: readonly string[];
   readonly heads: readonly string[];
   readonly oneWordStems?: readonly string[];
+  /**
+   * Words that may stand between the modifier and the head, or follow the pair, without being the
+   * head themselves (`ssh` in "Clé SSH privée", `deploy` in "Private deploy key").
+   */
+  readonly bridges?: readonly string[];
+  /** Its modifiers alone in brackets after a title qualify the phrase before ("Deploy key (private)"). */
+  readonly bracketQualifiers?: boolean;
 }[] = [
   {
     term: 'card number',
@@ -1906,6 +1941,87 @@ export const COMPOUNDS: readonly {
       'engångs',
       'engangs',
       'zugangs',
+    ],
+  },
+  {
+    // A key head with a privacy word, in either order, a qualifier in brackets included (the label
+    // reader joins "(private)" to the phrase before it): "Deploy key (private)", "Private deploy key",
+    // "SSH-Schlüssel (privat)", "Clé de déploiement privée", "Chiave privata SSH", "SSH özel anahtarı".
+    term: 'private key',
+    class: 'credential',
+    concept: 'private-key',
+    modifiers: [
+      'private',
+      'privat',
+      'privater',
+      'privaten',
+      'privates',
+      'prive',
+      'privee',
+      'privado',
+      'privada',
+      'privato',
+      'privata',
+      'privados',
+      'privadas',
+      'prywatny',
+      'prywatnego',
+      'prywatna',
+      'ozel',
+      'soukromy',
+      'yksityinen',
+      'privet',
+      'приватный',
+      'закрытый',
+    ],
+    heads: [
+      'key',
+      'schlussel',
+      'cle',
+      'chiave',
+      'chave',
+      'clave',
+      'sleutel',
+      'klucz',
+      'anahtar',
+      'anahtari',
+      'anahtarı',
+      'nyckel',
+      'nogle',
+      'nokkel',
+      'avain',
+      'klic',
+      'kulcs',
+      'cheie',
+      'ключ',
+    ],
+    oneWordStems: ['prive', 'privat', 'privaat'],
+    bracketQualifiers: true,
+    bridges: [
+      'ssh',
+      'deploy',
+      'deployment',
+      'deploiement',
+      'despliegue',
+      'implantacao',
+      'distribuzione',
+      'implementatie',
+      'gpg',
+      'pgp',
+      'signing',
+      'tls',
+      'ssl',
+      'rsa',
+      'ed25519',
+      'ecdsa',
+      'wallet',
+      'server',
+      'host',
+      'repository',
+      'repo',
+      'part',
+      'half',
+      'pem',
     ],
   },
 ];
@@ -3178,7 +3294,32 @@ export const ADDRESS_WORDS: readonly string[] = [
   'office',
   'taluk',
   'tehsil',
-  'pincode',
+  'deliver',
+  'delivers',
+  'ships',
+  // Address words of other languages (the fields around an Italian CAP or a Hindi पिन कोड).
+  'indirizzo',
+  'citta',
+  'provincia',
+  'postale',
+  'strasse',
+  'hausnummer',
+  'postleitzahl',
+  'straat',
+  'huisnummer',
+  'woonplaats',
+  'ville',
+  'rue',
+  'ciudad',
+  'calle',
+  'cidade',
+  'rua',
+  'logradouro',
+  'पता',
+  'शहर',
+  'राज्य',
+  'जिला',
+  'ज़िला',
   '地址',
   '住所',
   '주소',

@@ -111,6 +111,10 @@ interface Compiled {
   readonly knownHeads: ReadonlySet<string>;
   readonly deliveryWords: ReadonlySet<string>;
   readonly compounds: readonly CompiledCompound[];
+  /** The bridge words of each compound's entry (see `isModifierBefore`). */
+  readonly compoundBridges: ReadonlyMap<LexiconEntry, ReadonlySet<string>>;
+  /** The modifiers of the compounds that take bracketed qualifiers: a title phrase made only of them qualifies the one before. */
+  readonly qualifierWords: ReadonlySet<string>;
 }
 
 interface CompiledCompound {
@@ -118,8 +122,14 @@ interface CompiledCompound {
   readonly modifiers: ReadonlySet<string>;
   readonly heads: ReadonlySet<string>;
   readonly stems: readonly string[];
+  /** Words that may stand between the modifier and the head, or after the pair (`ssh`, `deploy`). */
+  readonly bridges: ReadonlySet<string>;
+  /** Its modifiers in brackets after a title qualify the phrase before (see `joinQualifiers`). */
+  readonly qualifies: boolean;
   /** One test for "ends with some head" before the one-word compound check. */
   readonly headTail: RegExp;
+  /** One anchored test for "starts with some one-word stem", cheaper than `headTail`, made first. */
+  readonly stemStart: RegExp;
 }
 
 function wordSet(list: readonly string[]): Set<string> {
@@ -154,6 +164,7 @@ function compile(): Compiled {
   }
   for (const list of byFirstWord.values()) list.sort((a, b) => b.words.length - a.words.length);
   cjkTerms.sort((a, b) => b.text.length - a.text.length);
+  const compounds = compileCompounds();
   return {
     byFirstWord,
     suffixTerms,
@@ -189,22 +200,34 @@ function compile(): Compiled {
       ...LEXICON.filter((e) => !hasCjk(e.term) && !HEAD_INITIAL.has(e.lang)).flatMap((e) => termWords(e.term)),
     ]),
     deliveryWords: wordSet(DELIVERY_WORDS),
-    compounds: COMPOUNDS.map((k) => ({
-      entry: {
-        term: k.term,
-        lang: 'en',
-        class: k.class,
-        concept: k.concept,
-        rule: 'strong' as const,
-        scope: 'any' as const,
-        suffix: false,
-      },
-      modifiers: wordSet(k.modifiers),
-      heads: wordSet(k.heads),
-      stems: (k.oneWordStems ?? []).map((w) => normalizeText(w)),
-      headTail: new RegExp(`(?:${k.heads.map((h) => normalizeText(h).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'u'),
-    })),
+    compounds,
+    compoundBridges: new Map(compounds.map((k) => [k.entry, k.bridges])),
+    qualifierWords: new Set(compounds.flatMap((k) => (k.qualifies ? [...k.modifiers] : []))),
   };
+}
+
+function compileCompounds(): CompiledCompound[] {
+  return COMPOUNDS.map((k) => ({
+    entry: {
+      term: k.term,
+      lang: 'en',
+      class: k.class,
+      concept: k.concept,
+      rule: 'strong' as const,
+      scope: 'any' as const,
+      suffix: false,
+    },
+    modifiers: wordSet(k.modifiers),
+    heads: wordSet(k.heads),
+    stems: (k.oneWordStems ?? []).map((w) => normalizeText(w)),
+    bridges: wordSet(k.bridges ?? []),
+    qualifies: k.bracketQualifiers === true,
+    headTail: new RegExp(`(?:${k.heads.map((h) => normalizeText(h).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`, 'u'),
+    stemStart: new RegExp(
+      `^(?:${(k.oneWordStems ?? []).map((w) => normalizeText(w).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') || '(?!)'})`,
+      'u',
+    ),
+  }));
 }
 
 let compiledCache: Compiled | undefined;
@@ -373,18 +396,19 @@ function compoundMatches(c: Compiled, words: readonly string[], taken: readonly 
   for (const k of c.compounds) {
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
-      if (!free(i)) continue;
+      // The set and prefix tests first: most words are neither a head nor a stem, and `free` scans the matches.
       if (k.heads.has(w)) {
+        if (!free(i)) continue;
         for (let j = Math.max(0, i - 3); j <= Math.min(words.length - 1, i + 3); j++) {
           if (j === i || !free(j) || !k.modifiers.has(words[j]!)) continue;
           const between = words.slice(Math.min(i, j) + 1, Math.max(i, j));
-          if (between.length > 2 || between.some((b) => !c.functionWords.has(b) && !k.modifiers.has(b))) continue;
+          if (between.length > 2 || between.some((b) => !c.functionWords.has(b) && !k.modifiers.has(b) && !k.bridges.has(b))) continue;
           out.push({ start: Math.min(i, j), end: Math.max(i, j) + 1, entry: k.entry });
           break;
         }
         continue;
       }
-      if (w.length < 6 || !k.headTail.test(w)) continue;
+      if (w.length < 6 || !k.stemStart.test(w) || !k.headTail.test(w) || !free(i)) continue;
       for (const head of k.heads) {
         if (w.length <= head.length + 2 || !w.endsWith(head)) continue;
         const stem = w.slice(0, w.length - head.length);
@@ -410,9 +434,12 @@ function preserves(c: Compiled, word: string, cls: string): boolean {
 
 /** Head-final reading: a noun after the term (up to a preposition) is the head, the term its modifier. */
 function isModifierBefore(c: Compiled, words: readonly string[], m: WordMatch, matches: readonly WordMatch[]): boolean {
+  const bridges = c.compoundBridges.get(m.entry);
   for (let k = m.end; k < words.length; k++) {
     const w = words[k]!;
     if (c.boundary.has(w) || c.functionWords.has(w)) return false;
+    // "Chiave privata SSH": a bridge word after the compound is not its head.
+    if (bridges?.has(w) === true) continue;
     // Another term later in the label is the head itself (`basic_auth_user` asks for a user name),
     // except that the login of an online bank is a payment credential (`netbanking_user_id`).
     const next = matches.find((o) => o !== m && o.start === k && o.entry.class !== 'ordinary');
@@ -498,11 +525,35 @@ export function clearReadingMemo(): void {
   MEMO.clear();
 }
 
+/**
+ * In a title, a phrase made only of qualifier words ("(private)", "[privée]", `COMPOUNDS`) says
+ * what the phrase before it is: it joins that phrase, so "Deploy key (private)" reads like
+ * "deploy key private" and the `private key` compound sees both words.
+ */
+function joinQualifiers(c: Compiled, phrases: string[][]): string[][] {
+  if (phrases.length < 2) return phrases;
+  const out: string[][] = [phrases[0]!];
+  for (let p = 1; p < phrases.length; p++) {
+    const phrase = phrases[p]!;
+    const content = phrase.filter((w) => !c.functionWords.has(w));
+    if (content.length === 0 || !content.every((w) => c.qualifierWords.has(w))) {
+      out.push(phrase);
+      continue;
+    }
+    // What follows the qualifier is still the same label: "Deploy key (private) title" asks for a title.
+    const next = phrases[p + 1];
+    out[out.length - 1] = [...out[out.length - 1]!, ...phrase, ...(next ?? [])];
+    if (next !== undefined) p++;
+  }
+  return out;
+}
+
 function readUncached(text: string, source: TextSource): TextReading {
   const c = compiled();
   const inName = source === 'name';
   const label = source === 'name' || source === 'title';
   const sentences = inName ? [[identifierWords(text)]] : textSentences(text, label);
+  if (label && !inName) for (let s = 0; s < sentences.length; s++) sentences[s] = joinQualifiers(c, sentences[s]!);
   const hits: TermHit[] = [];
   let identified = false;
   let generic = true;

@@ -8,6 +8,8 @@ import type { PendingElicitation, ResponseOutcome } from '../flow/book.js';
 import { type GuardCode, wireAnswer } from '../protocol/errors.js';
 import {
   errorResponse,
+  field,
+  isJsonRpcId,
   isRecord,
   kindOf,
   type JsonRpcError,
@@ -59,18 +61,17 @@ function classifyInbound(message: unknown): InboundKind {
   }
 }
 
+// What kindOf says, read with `field`: a host's messages may each have a hidden class of their own (see `field`).
 function classifyOutbound(message: unknown): OutboundKind {
-  switch (kindOf(message)) {
-    case 'request':
-      return (message as JsonRpcRequest).method === Method.initialize ? 'handshake' : 'request';
-    case 'notification':
-      return (message as JsonRpcNotification).method === Method.initialized ? 'handshake-done' : 'notification';
-    case 'result':
-    case 'error':
-      return 'answer';
-    case 'invalid':
-      return 'invalid';
+  if (!isRecord(message)) return 'invalid';
+  const method = field(message, 'method');
+  if (typeof method === 'string') {
+    const id = field(message, 'id');
+    if (id === undefined) return method === Method.initialized ? 'handshake-done' : 'notification';
+    if (!isJsonRpcId(id)) return 'invalid';
+    return method === Method.initialize ? 'handshake' : 'request';
   }
+  return kindOf(message) === 'invalid' ? 'invalid' : 'answer';
 }
 
 function resultOf(response: JsonRpcResponse): Record<string, unknown> | null {

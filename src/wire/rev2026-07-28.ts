@@ -18,7 +18,7 @@
  * rewrites a message copies it by reference, so what leaves is byte for byte what came.
  */
 import { requestDigest } from '../protocol/digest.js';
-import { isRecord, type JsonRpcRequest, type JsonRpcResponse, type JsonRpcResult } from '../protocol/jsonrpc.js';
+import { field, isRecord, type JsonRpcRequest, type JsonRpcResponse, type JsonRpcResult } from '../protocol/jsonrpc.js';
 
 export const REVISION = '2026-07-28';
 
@@ -53,16 +53,18 @@ export type EraClaim = 'legacy' | 'modern' | 'probe' | null;
  * is a probe: a client in `auto` negotiation sends it and may fall back to `initialize`.
  */
 export function claimOf(request: JsonRpcRequest): EraClaim {
-  if (request.method === 'initialize') return 'legacy';
+  // Read with `field`: the host built this message (see `field`).
+  const method = field(request, 'method');
+  if (method === 'initialize') return 'legacy';
   const version = protocolVersionOf(request);
-  if (request.method === ModernMethod.discover) return version !== null && version >= FIRST_MODERN_REVISION ? 'probe' : null;
+  if (method === ModernMethod.discover) return version !== null && version >= FIRST_MODERN_REVISION ? 'probe' : null;
   if (version !== null && version >= FIRST_MODERN_REVISION) return 'modern';
   return null;
 }
 
 /** `_meta["io.modelcontextprotocol/protocolVersion"]` of a request, when it is a string. */
 export function protocolVersionOf(request: { params?: Record<string, unknown> }): string | null {
-  const meta = request.params?._meta;
+  const meta = (field(request, 'params') as Record<string, unknown> | undefined)?._meta;
   if (!isRecord(meta)) return null;
   const version = meta[ModernMetaKey.protocolVersion];
   return typeof version === 'string' ? version : null;
@@ -191,8 +193,9 @@ export interface RetryParts {
 export function retryPartsOf(request: JsonRpcRequest): RetryParts {
   const params = request.params;
   if (params === undefined) return NO_RETRY;
-  const responses = params.inputResponses;
-  const state = params.requestState;
+  // Read with `field`: SDK v2 gives the params of each request a hidden class of its own (see `field`).
+  const responses = field(params, 'inputResponses');
+  const state = field(params, 'requestState');
   if (responses === undefined && state === undefined) return NO_RETRY;
   return {
     inputResponses: responses === undefined ? undefined : isRecord(responses) ? responses : null,

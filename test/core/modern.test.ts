@@ -125,4 +125,26 @@ describe('the guard on 2026-07-28 JSON-RPC', () => {
     );
     expect(error.message?.error).toMatchObject({ code: -32603, data: { code: 'E_ERA_MISMATCH' } });
   });
+
+  it('reuses a form judgement only for the very same form, whatever is done later to the objects it was judged from', () => {
+    const { guard, out } = modernGuard();
+    const ordinary = () => ({ type: 'object', properties: { project: { type: 'string', title: 'Project name' } } });
+    const password = { type: 'object', properties: { project: { type: 'string', title: 'Password' } } };
+    const ask = (id: number, params: Record<string, unknown>) => {
+      guard.outbound(call(id));
+      return out(guard.inbound(inputRequired(id, { a: { method: 'elicitation/create', params } }, `s${id}`)));
+    };
+    const kept = (round: Out) => Object.keys(round.message?.result?.inputRequests as Record<string, unknown>);
+    const first = { mode: 'form', message: 'Name it', requestedSchema: ordinary() };
+    expect(kept(ask(1, first))).toEqual(['a']);
+    // The objects the first judgement came from are changed afterwards (by the server or the host).
+    first.requestedSchema.properties.project.title = 'Password';
+    // The same message with a sensitive field, a changed member, an extra member, members in another order: each judged afresh.
+    expect(kept(ask(2, { mode: 'form', message: 'Name it', requestedSchema: password }))).toEqual([]);
+    expect(kept(ask(3, { mode: 'form', message: 'Name it', requestedSchema: { ...ordinary(), additionalProperties: true } }))).toEqual([]);
+    expect(kept(ask(4, { mode: 'form', message: 'Name it', requestedSchema: ordinary(), extra: 1 }))).toEqual([]);
+    expect(kept(ask(5, { requestedSchema: ordinary(), message: 'Name it', mode: 'form' }))).toEqual(['a']);
+    // The same form again (fresh objects, a `_meta` of its own) is the same judgement.
+    expect(kept(ask(6, { mode: 'form', message: 'Name it', requestedSchema: ordinary(), _meta: { trace: 'x' } }))).toEqual(['a']);
+  });
 });

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyField, type FieldClass } from '../../src/form/index.js';
+import { auditForm, classifyField, type FieldClass } from '../../src/form/index.js';
+import { defaultPolicy } from '../../src/policy/index.js';
 import { compactText, identifierWords, normalizeText, textPhrases } from '../../src/form/normalize.js';
 
 const str = { type: 'string' };
+const base = defaultPolicy.base;
 const classOf = (name: string, property: unknown = str, message?: string): FieldClass => classifyField(name, property, message).class;
 
 describe('normalisation and word splitting', () => {
@@ -213,8 +215,99 @@ describe('decisions on ambiguous terms', () => {
   it('pin_code is a PIN alone, a postal code when the title mentions an area or address', () => {
     expect(classOf('pin_code')).toBe('credential');
     expect(classOf('pin_code', { type: 'string', title: 'PIN code of your delivery area' })).toBe('personal');
-    expect(classOf('pincode')).toBe('personal');
     expect(classOf('pin')).toBe('credential');
+  });
+
+  it('one-word pincode is read from the form: a PIN, unless address words make it the postal code', () => {
+    expect(classOf('pincode')).toBe('credential');
+    expect(classOf('pincode', { type: 'string', title: 'Pincode' }, 'Inloggen')).toBe('credential');
+    expect(classOf('pincode', { type: 'string', title: 'Pincode', description: 'Your 4-digit PIN' })).toBe('credential');
+    expect(classOf('pincode', { type: 'string', title: 'Pincode' }, 'Check if we deliver to you')).toBe('personal');
+    // Delivery words in the message of a card form do not make a PIN a postal code.
+    expect(classOf('pin_code', str, 'Your new debit card ships in 3 days: choose its PIN code')).toBe('credential');
+    expect(classOf('pincode', str, 'We deliver your card tomorrow; set a pincode for it')).toBe('credential');
+    expect(classOf('pincode', { type: 'string', description: '6-digit postal code of the delivery address' })).toBe('personal');
+    const form = (pincode: unknown, siblings: Record<string, unknown>) =>
+      auditForm({ message: 'Where should we ship?', requestedSchema: { type: 'object', properties: { ...siblings, pincode } } }, base);
+    const withCity = form({ type: 'integer', title: 'Pincode' }, { city: str, state: str });
+    expect(withCity.fields.find((f) => f.name === 'pincode')?.class).toBe('personal');
+    // Hindi address words around पिन कोड make it the postal code too.
+    const hindi = auditForm(
+      {
+        message: 'नया पता जोड़ें',
+        requestedSchema: {
+          type: 'object',
+          properties: { pata: { type: 'string', title: 'पता' }, pin_code: { type: 'string', title: 'पिन कोड' } },
+        },
+      },
+      base,
+    );
+    expect(hindi.fields.find((f) => f.name === 'pin_code')?.class).toBe('personal');
+  });
+
+  it('Italian CAP is a postal code among address words, any other cap alone', () => {
+    expect(classOf('cap', { type: 'string', title: 'CAP', description: 'Codice di avviamento postale' })).toBe('personal');
+    expect(classOf('cap', { type: 'number', title: 'Spending cap (USD)' })).toBe('ordinary');
+    const it = auditForm(
+      {
+        message: 'Indirizzo di spedizione',
+        requestedSchema: {
+          type: 'object',
+          properties: { citta: { type: 'string', title: 'Città' }, cap: { type: 'string', title: 'CAP' } },
+        },
+      },
+      base,
+    );
+    expect(it.fields.find((f) => f.name === 'cap')?.class).toBe('personal');
+  });
+
+  it('Nordic PIN words are PINs; a hardware pin is not', () => {
+    for (const title of ['PIN-kod', 'Pinkode', 'PIN-koodi']) expect(classOf('x1', { type: 'string', title })).toBe('credential');
+    expect(classOf('gpio_pin', { type: 'integer', title: 'GPIO pin' })).toBe('ordinary');
+  });
+
+  it('a key head with a privacy qualifier is a private key, in brackets, in either order, in several languages', () => {
+    for (const title of [
+      'Deploy key (private)',
+      'Deploy key [private]',
+      'Key (private)',
+      'Private deploy key',
+      'Deploy key - private part',
+      'SSH-Schlüssel (privat)',
+      'Privater Deploy-Schlüssel',
+      'Clé SSH (privée)',
+      'Clé de déploiement privée',
+      'Chiave privata SSH',
+      'Chave SSH (privada)',
+      'SSH-sleutel (privé)',
+      'Klucz prywatny SSH',
+      'SSH özel anahtarı',
+    ])
+      expect(classOf('deploy_key', { type: 'string', title }), title).toBe('credential');
+    for (const title of [
+      'Deploy key',
+      'Deploy key (public)',
+      'Deploy key title',
+      'Deploy key (private) title',
+      'Notes (private)',
+      'Key results (private)',
+      'Private key path',
+    ])
+      expect(classOf('k1', { type: 'string', title }), title).toBe('ordinary');
+  });
+
+  it('a key described by an OpenSSH public-key prefix is a public key, even in a form about SSH keys', () => {
+    const audit = auditForm(
+      {
+        message: 'Add new SSH key',
+        requestedSchema: {
+          type: 'object',
+          properties: { key: { type: 'string', title: 'Key', description: 'Begins with ssh-ed25519 or ssh-rsa' } },
+        },
+      },
+      base,
+    );
+    expect(audit.fields[0]?.class).toBe('ordinary');
   });
 
   it('a bare name is a person name; a name titled as a thing is not', () => {

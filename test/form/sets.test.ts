@@ -24,24 +24,17 @@ const realWorld = load('real-world.jsonl');
 const holdout = load('holdout.jsonl');
 const holdout2 = load('holdout-2.jsonl');
 const holdout3 = load('holdout-3.jsonl');
-
-/**
- * Holdout rows the classifier still misses, with why: each stays listed until a rule fixes it (the
- * test below fails when one starts passing, so the list cannot go stale).
- * - `ho-cred-12`: "Deploy key (private)": the qualifier in brackets is not read into the compound.
- * - `ho-cred-25`: Dutch "Pincode" (a PIN) against the development set's decision that one-word
- *   `pincode` is the Indian postal code.
- */
-const HOLDOUT_KNOWN_MISSES: ReadonlySet<string> = new Set(['ho-cred-12', 'ho-cred-25']);
+const holdout4 = load('holdout-4.jsonl');
 const SENSITIVE: ReadonlySet<FieldClass> = new Set(['credential', 'payment']);
 
 // The blind set was labelled before the classifier was rebuilt; it stays here as a regression set.
 describe.each([
   ['blind.jsonl', blind, 300],
   ['real-world.jsonl', realWorld, 40],
-  ['holdout.jsonl', holdout.filter((r) => !HOLDOUT_KNOWN_MISSES.has(r.id)), 70],
+  ['holdout.jsonl', holdout, 70],
   ['holdout-2.jsonl', holdout2, 50],
   ['holdout-3.jsonl', holdout3, 40],
+  ['holdout-4.jsonl', holdout4, 80],
 ] as const)('%s', (_name, rows, minimum) => {
   it(`holds at least ${minimum} labelled rows, each with an id and a source`, () => {
     expect(rows.length).toBeGreaterThanOrEqual(minimum);
@@ -104,9 +97,30 @@ describe('real servers', () => {
   });
 });
 
-describe('holdout rows still missed', () => {
-  it.each([...HOLDOUT_KNOWN_MISSES])('%s is still a miss (remove it from the list once a rule fixes it)', (id) => {
-    const row = holdout.find((r) => r.id === id)!;
-    expect(isMiss(row.expected.verdict, auditForm(row.params, defaultPolicy.base).verdict)).toBe(true);
+describe('the two misses the first holdout left', () => {
+  const audit = (id: string) => auditForm(holdout.find((r) => r.id === id)!.params, defaultPolicy.base);
+
+  it('"Deploy key (private)" blocks: the bracketed qualifier makes the key a private key', () => {
+    const result = audit('ho-cred-12');
+    expect(result.verdict).toBe('block');
+    expect(result.fields.find((f) => f.name === 'deploy_key')?.class).toBe('credential');
+  });
+
+  it('Dutch "Pincode" at a log-in blocks, while the development set\'s delivery-check pincode stays a postal code', () => {
+    const result = audit('ho-cred-25');
+    expect(result.verdict).toBe('block');
+    expect(result.fields.find((f) => f.name === 'pincode')?.class).toBe('credential');
+    const postal = load('labelled.jsonl').find((r) => r.id === 'en-pincode-delivery')!;
+    const delivery = auditForm(postal.params, defaultPolicy.base);
+    expect(delivery.verdict).toBe('warn');
+    expect(delivery.fields.find((f) => f.name === 'pincode')?.class).toBe('personal');
+  });
+});
+
+describe('holdout-4 covers what the two misses revealed', () => {
+  it('has key phrasings, PIN and postal-code words and their ordinary neighbours, in several languages', () => {
+    for (const category of ['key-private', 'key-neighbour', 'pin', 'postal', 'pin-neighbour'])
+      expect(holdout4.filter((r) => r.category === category).length, category).toBeGreaterThanOrEqual(5);
+    expect(new Set(holdout4.map((r) => r.lang)).size).toBeGreaterThanOrEqual(10);
   });
 });

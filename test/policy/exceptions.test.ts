@@ -191,4 +191,75 @@ describe('url.allow and url.onBlock "audit"', () => {
     expect(guard.inbound(urlRequest(4, HOMOGLYPH, 'e-1')).action).toBe('forward');
     expect(events.find((e) => e.type === 'exception.used')).toMatchObject({ kind: 'url-domain', target: 'pаypal.com', requestId: 4 });
   });
+
+  describe('on the URL list of a -32042 error (2025-11-25)', () => {
+    const required = (id: number, urls: readonly string[]) => ({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32042,
+        message: 'URL elicitation required',
+        data: { elicitations: urls.map((url, i) => ({ mode: 'url', elicitationId: `req-${id}-${i}`, url, message: 'Continue' })) },
+      },
+    });
+    const start = (server: string) => {
+      const guard = createGuard({ policy: doc, server });
+      handshake(guard, { url: {} });
+      return guard;
+    };
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'pay', arguments: {} } });
+
+    it('a url.allow use on a listed URL is an exception.used event for the response, before the filtering event', () => {
+      const guard = start('tenant');
+      guard.outbound(call(7));
+      const decision = guard.inbound(required(7, [HOMOGLYPH, 'http://192.168.0.1/pay']));
+      expect(decision).toMatchObject({
+        action: 'forward',
+        message: { error: { code: -32042, data: { elicitations: [{ elicitationId: 'req-7-0' }] } } },
+      });
+      const types = decision.events.map((e) => e.type);
+      expect(types.filter((t) => t === 'exception.used')).toHaveLength(1);
+      expect(types.indexOf('exception.used')).toBeLessThan(types.indexOf('url-required.filtered'));
+      expect(decision.events.find((e) => e.type === 'exception.used')).toMatchObject({
+        kind: 'url-domain',
+        target: 'pаypal.com',
+        reason: 'our staging tenant',
+        requestId: 7,
+      });
+    });
+
+    it('is emitted when every listed URL is removed too, as for a refused URL elicitation', () => {
+      const guard = start('tenant');
+      guard.outbound(call(8));
+      const decision = guard.inbound(required(8, ['https://me@xn--pypal-4ve.com/login']));
+      expect(decision).toMatchObject({ action: 'forward', message: { error: { code: -32603, data: { code: 'E_URL_BLOCKED' } } } });
+      expect(decision.events.map((e) => e.type)).toEqual(['exception.used', 'url-required.filtered']);
+    });
+
+    it('onBlock "audit" on a listed URL is a url.audited event for the response', () => {
+      const guard = start('rollout');
+      guard.outbound(call(9));
+      const decision = guard.inbound(required(9, [HOMOGLYPH]));
+      expect(decision.action).toBe('forward');
+      expect(decision.events.find((e) => e.type === 'url.audited')).toMatchObject({
+        requestId: 9,
+        findings: [UrlFinding.lookalikeHomoglyph],
+      });
+    });
+
+    it('says nothing for a server without a rule, for a -32042 answering nothing in flight, or for a re-sent id', () => {
+      const plain = createGuard({ policy: doc, server: 'other' });
+      handshake(plain, { url: {} });
+      plain.outbound(call(10));
+      const blocked = plain.inbound(required(10, [HOMOGLYPH]));
+      expect(blocked.events.map((e) => e.type)).toEqual(['url-required.filtered']);
+      const guard = start('tenant');
+      // Nothing in flight with id 11: the list is dropped unjudged, so no rule was used.
+      expect(guard.inbound(required(11, [HOMOGLYPH])).events.some((e) => e.type === 'exception.used')).toBe(false);
+      guard.outbound(call(12));
+      expect(guard.inbound(required(12, [HOMOGLYPH])).events.filter((e) => e.type === 'exception.used')).toHaveLength(1);
+      // The same response again answers a request no longer in flight.
+      expect(guard.inbound(required(12, [HOMOGLYPH])).events.some((e) => e.type === 'exception.used')).toBe(false);
+    });
+  });
 });
