@@ -222,12 +222,39 @@ const GATE_EDGES = [
   'https://example.com/?v=415-555-2671', // phone numbers of 12 characters
   'https://example.com/p/+14155552671',
   'https://example.com/?v=%2B14155552671',
+  'https://example.com/?xoxb-ABCdefGHIj=1', // a name that is a prefixed key of 15 characters
+  'https://example.com/#/r?xoxb-ABCdefGHIj=1',
+  'https://example.com/?AKIAIOSFODNN7EXAMPLE=1', // a name that is a key of 20 characters
+];
+
+/**
+ * URLs the content gate's text scan (`quietTail`) reads without cutting parts, next to the ones
+ * it must leave to the full path: `+` in names and values, a `code` under a name spelled with
+ * separators, a secret-naming path segment before a short value, matrix parameters.
+ */
+const QUIET_EDGES = [
+  'https://example.com/?access+token=x',
+  'https://example.com/?v=+hp_abcdefghijk',
+  'https://example.com/?v=g+p_abcdefghijk',
+  'https://example.com/?v=ghp_abcdefghij+',
+  'https://example.com/?C+o-d_e=abc&state=1',
+  'https://example.com/cb?Code=abc',
+  'https://example.com/#code=abc&state=1',
+  'https://example.com/#/route?code=abc&state=xyz',
+  'https://example.com/reset/abc',
+  'https://example.com/Reset-Password/abc',
+  'https://example.com/api-key/abc',
+  'https://example.com/app;jsessionid=abc',
+  'https://example.com/?q=a+b&page=2',
+  'https://example.com/?q=1234+567',
+  'https://example.com/?x=a+b+c+d+e+f+g+h+i',
 ];
 
 describe('analyzeUrl matches the reference engine', () => {
   it.each(POLICIES)('at the edges of the content gate (%s)', (_name, policy) => {
     for (const url of GATE_EDGES) expect(referenceAnalyzeUrl(url, policy).verdict, url).toBe('block');
     expect(sameResults(GATE_EDGES, policy)).toEqual([]);
+    expect(sameResults(QUIET_EDGES, policy)).toEqual([]);
   });
 
   const fixtureUrls = jsonlUrls(FIXTURES);
