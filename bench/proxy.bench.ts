@@ -11,8 +11,9 @@
  * (messages = 2 per round trip). Each round measures both sides in small alternating blocks; the
  * figures are medians over the rounds, each ratio also given as min / median / max over the rounds.
  * The main figure is the middle process's CPU time per message (all its threads, from /proc): what
- * the proxy costs the machine. Both middles get the host's whole environment. Targets: middle CPU
- * ≤ 1.3× the pipe's, p50 latency ≤ 1.06×.
+ * the proxy costs the machine. Both middles get the host's whole environment. Before the first
+ * round each side runs unmeasured pipelined round trips, so every round measures compiled code.
+ * Targets: middle CPU ≤ 1.3× the pipe's, p50 latency ≤ 1.06×.
  *
  * Uses the built CLI so tsx's loader is not measured: run `npm run build` first.
  * Run: npx tsx bench/proxy.bench.ts
@@ -46,6 +47,8 @@ export interface ProxySideFigures {
   readonly messagesPerSecond: number;
   /** CPU time of the middle process (pipe or proxy, all its threads) per message in the pipelined runs, over all rounds; null where /proc is not available. */
   readonly middleCpuUsPerMessage: number | null;
+  /** The same in the sequential runs (one message in flight: every message its own wake-up). */
+  readonly middleCpuUsPerMessageSequential: number | null;
 }
 
 export interface ProxyBenchResult {
@@ -65,6 +68,7 @@ export interface ProxyBenchResult {
   /** Every round's ratios, to show the spread. */
   readonly roundRatios: readonly {
     readonly cpu: number | null;
+    readonly cpuSequential: number | null;
     readonly latency: number;
     readonly latencyMean: number;
     readonly latencyP99: number;
@@ -76,6 +80,12 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const cli = join(root, 'dist', 'cli', 'main.js');
 const server = [process.execPath, join(root, 'fixtures', 'servers', 'echo-server.mjs')];
 const WARMUP = 500;
+/**
+ * Pipelined round trips each side runs once before the first round, unmeasured, so that round
+ * measures compiled code like the others instead of the proxy's JIT warming up (the pipe has
+ * almost no JavaScript to compile, so a cold first round charged the proxy alone).
+ */
+const WARMUP_PIPELINED = 5000;
 const SEQUENTIAL_BLOCK = 250;
 const PIPELINED_BLOCK = 2500;
 
@@ -96,6 +106,9 @@ interface RunFigures {
   /** CPU time of the middle process during the pipelined runs. */
   readonly cpuUs: number | null;
   readonly messages: number;
+  /** CPU time of the middle process during the sequential runs, and their messages. */
+  readonly sequentialCpuUs: number | null;
+  readonly sequentialMessages: number;
 }
 
 function median(values: readonly number[]): number {
@@ -170,6 +183,7 @@ class Tally {
   pipelinedUs = 0;
   pipelinedRoundTrips = 0;
   cpuUs: number | null = 0;
+  sequentialCpuUs: number | null = 0;
 
   figures(): RunFigures {
     const sorted = [...this.times].sort((a, b) => a - b);
@@ -180,11 +194,14 @@ class Tally {
       roundTripsPerSecond: this.pipelinedRoundTrips / (this.pipelinedUs / 1_000_000),
       cpuUs: this.cpuUs,
       messages: this.pipelinedRoundTrips * 2,
+      sequentialCpuUs: this.sequentialCpuUs,
+      sequentialMessages: sorted.length * 2,
     };
   }
 }
 
 async function sequentialBlock(side: Side, count: number, tally: Tally): Promise<void> {
+  const cpuBefore = cpuUs(side.pid);
   const start = performance.now();
   for (let i = 0; i < count; i++) {
     const t = performance.now();
@@ -192,6 +209,9 @@ async function sequentialBlock(side: Side, count: number, tally: Tally): Promise
     tally.times.push((performance.now() - t) * 1000);
   }
   tally.sequentialUs += (performance.now() - start) * 1000;
+  const cpuAfter = cpuUs(side.pid);
+  tally.sequentialCpuUs =
+    tally.sequentialCpuUs === null || cpuBefore === null || cpuAfter === null ? null : tally.sequentialCpuUs + cpuAfter - cpuBefore;
 }
 
 async function pipelinedBlock(side: Side, count: number, inFlight: number, tally: Tally): Promise<void> {
@@ -230,6 +250,8 @@ async function measureRound(pipe: Side, proxy: Side, count: number, inFlight: nu
 function summarize(runs: readonly RunFigures[]): ProxySideFigures {
   const cpu = runs.map((r) => r.cpuUs);
   const messages = runs.reduce((sum, r) => sum + r.messages, 0);
+  const sequentialCpu = runs.map((r) => r.sequentialCpuUs);
+  const sequentialMessages = runs.reduce((sum, r) => sum + r.sequentialMessages, 0);
   const roundTripsPerSecond = median(runs.map((r) => r.roundTripsPerSecond));
   return {
     latencyP50Us: median(runs.map((r) => r.p50Us)),
@@ -238,6 +260,9 @@ function summarize(runs: readonly RunFigures[]): ProxySideFigures {
     roundTripsPerSecond,
     messagesPerSecond: roundTripsPerSecond * 2,
     middleCpuUsPerMessage: cpu.every((c): c is number => c !== null) ? cpu.reduce((sum, c) => sum + c, 0) / messages : null,
+    middleCpuUsPerMessageSequential: sequentialCpu.every((c): c is number => c !== null)
+      ? sequentialCpu.reduce((sum, c) => sum + c, 0) / sequentialMessages
+      : null,
   };
 }
 
@@ -250,6 +275,7 @@ export async function benchProxy(options: ProxyBenchOptions = {}): Promise<Proxy
   const pipe = await connect('pipe');
   const proxy = await connect('proxy');
   try {
+    for (const side of [pipe, proxy]) await pipelinedBlock(side, WARMUP_PIPELINED, inFlight, new Tally());
     const runs: Record<SideName, RunFigures[]> = { pipe: [], proxy: [] };
     for (let round = 0; round < rounds; round++) {
       const figures = await measureRound(pipe, proxy, roundTrips, inFlight);
@@ -259,8 +285,13 @@ export async function benchProxy(options: ProxyBenchOptions = {}): Promise<Proxy
     const roundRatios = runs.pipe.map((p, i) => {
       const c = runs.proxy[i]!;
       const cpu = c.cpuUs === null || p.cpuUs === null ? null : c.cpuUs / c.messages / (p.cpuUs / p.messages);
+      const cpuSequential =
+        c.sequentialCpuUs === null || p.sequentialCpuUs === null
+          ? null
+          : c.sequentialCpuUs / c.sequentialMessages / (p.sequentialCpuUs / p.sequentialMessages);
       return {
         cpu,
+        cpuSequential,
         latency: c.p50Us / p.p50Us,
         latencyMean: c.meanUs / p.meanUs,
         latencyP99: c.p99Us / p.p99Us,
@@ -295,6 +326,7 @@ export function printProxy(result: ProxyBenchResult): void {
   const row = (label: string, s: ProxySideFigures) => ({
     path: label,
     'middle CPU µs/msg': s.middleCpuUsPerMessage === null ? 'n/a' : s.middleCpuUsPerMessage.toFixed(2),
+    sequential: s.middleCpuUsPerMessageSequential === null ? 'n/a' : s.middleCpuUsPerMessageSequential.toFixed(2),
     'p50 µs': s.latencyP50Us.toFixed(1),
     'p99 µs': s.latencyP99Us.toFixed(1),
     'mean µs': s.latencyMeanUs.toFixed(1),
@@ -309,12 +341,20 @@ export function printProxy(result: ProxyBenchResult): void {
       figure: 'middle CPU per message (main figure)',
       'ratio min / median / max': cpu.every((c): c is number => c !== null) ? formatSpread(spread(cpu)) : 'n/a',
     },
+    {
+      figure: 'middle CPU per message, sequential',
+      'ratio min / median / max': r.every((x) => x.cpuSequential !== null)
+        ? formatSpread(spread(r.map((x) => x.cpuSequential as number)))
+        : 'n/a',
+    },
     { figure: 'latency p50 (sequential)', 'ratio min / median / max': formatSpread(spread(r.map((x) => x.latency))) },
     { figure: 'latency mean (sequential)', 'ratio min / median / max': formatSpread(spread(r.map((x) => x.latencyMean))) },
     { figure: 'latency p99 (sequential)', 'ratio min / median / max': formatSpread(spread(r.map((x) => x.latencyP99))) },
     { figure: `throughput (${result.inFlight} in flight)`, 'ratio min / median / max': formatSpread(spread(r.map((x) => x.throughput))) },
   ]);
   console.log(`added p50 latency: +${result.addedLatencyUs.toFixed(1)} µs`);
+  const each = (pick: (x: (typeof r)[number]) => number | null) => r.map((x) => pick(x)?.toFixed(3) ?? 'n/a').join(', ');
+  console.log(`each round: middle CPU ${each((x) => x.cpu)}; p50 ${each((x) => x.latency)}; p99 ${each((x) => x.latencyP99)}`);
 }
 
 if (isMainModule(import.meta.url)) {

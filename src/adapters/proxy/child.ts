@@ -1,15 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
-import { LineWriter, readLines } from './lines.js';
+import { isBlank, LineWriter, readLines } from './lines.js';
 
 /** The server side of the proxy: something that carries JSON-RPC messages to and from the server. */
 export interface Upstream {
   start(handlers: UpstreamHandlers): Promise<void>;
   /**
    * Sends one message. `line`, when given, is the message's original text, known to mean exactly
-   * `message` (see `isFaithfulLine`): a transport that writes lines may write it as it is.
+   * `message` (see `isFaithfulLine`): a transport that writes lines may write it as it is. A
+   * transport that sends synchronously returns nothing (and throws when it cannot send).
    */
-  send(message: JsonRpcMessage, line?: string): Promise<void>;
+  send(message: JsonRpcMessage, line?: string): Promise<void> | void;
   /** Ends the session: closes the server's input and waits for it to exit. */
   close(): Promise<void>;
   /** Passes a signal on (child processes only). */
@@ -17,8 +18,11 @@ export interface Upstream {
 }
 
 export interface UpstreamHandlers {
-  /** One message, with the line it was read from where the transport reads lines. */
-  onMessage(message: unknown, line?: string): void;
+  /**
+   * One message, with the line it was read from where the transport reads lines, and the keys
+   * `readLines` counted in that line (see `keysMatch`).
+   */
+  onMessage(message: unknown, line?: string, keys?: number): void;
   /** A line that is not JSON: logged by the proxy, never forwarded. */
   onMalformed(detail: string): void;
   /**
@@ -69,8 +73,8 @@ export class ChildUpstream implements Upstream {
     child.stdin!.on('error', (error) => handlers.onError(error));
     readLines(
       child.stdout!,
-      (line) => {
-        if (line.trim() === '') return;
+      (line, keys) => {
+        if (isBlank(line)) return;
         let message: unknown;
         try {
           message = JSON.parse(line);
@@ -78,7 +82,7 @@ export class ChildUpstream implements Upstream {
           handlers.onMalformed(`server wrote a line that is not JSON (${line.length} characters)`);
           return;
         }
-        handlers.onMessage(message, line);
+        handlers.onMessage(message, line, keys);
       },
       (bytes) => handlers.onMalformed(`server wrote a line of ${bytes} bytes, over the limit`),
     );
@@ -91,13 +95,11 @@ export class ChildUpstream implements Upstream {
     });
   }
 
-  send(message: JsonRpcMessage, line?: string): Promise<void> {
+  send(message: JsonRpcMessage, line?: string): void {
     const stdin = this.#child?.stdin;
-    if (stdin === undefined || stdin === null || stdin.destroyed || this.#writer === null)
-      return Promise.reject(new Error('the server is not running'));
+    if (stdin === undefined || stdin === null || stdin.destroyed || this.#writer === null) throw new Error('the server is not running');
     if (line === undefined) this.#writer.message(message);
     else this.#writer.line(line);
-    return Promise.resolve();
   }
 
   async close(): Promise<void> {

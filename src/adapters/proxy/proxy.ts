@@ -7,7 +7,7 @@ import { GuardCode } from '../../protocol/errors.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
 import type { UrlAnalysis } from '../../url/types.js';
 import type { Upstream } from './child.js';
-import { isFaithfulLine, LineWriter, readLines } from './lines.js';
+import { isBlank, isFaithfulLine, keysMatch, LineWriter, readLines } from './lines.js';
 
 export interface ProxyOptions {
   readonly guard: Guard;
@@ -24,10 +24,11 @@ export interface ProxyOptions {
 /** Host requests the server has not answered yet, at most this many (the oldest are forgotten first). */
 const MAX_PENDING = 65_536;
 
-/** Where a message came from: the object parsed from the line (the line too, where a transport reads lines). */
+/** Where a message came from: the object parsed from the line (the line and its keys too, where a transport reads lines). */
 interface Source {
   readonly parsed: unknown;
   readonly line: string | undefined;
+  readonly keys: number | undefined;
 }
 
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
@@ -60,13 +61,14 @@ export class ElicitationProxy {
   readonly #toServer: DecisionSinks<Source> = {
     forward: (message, source) => {
       if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#track(message.id);
-      void this.#options.upstream.send(message, this.#original(message, source)).catch((error: Error) => {
-        this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
-        if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#pending.delete(message.id);
-        // A request the server never got is answered now, so the host does not wait for its timeout.
-        if ('method' in message && 'id' in message && isJsonRpcId(message.id))
-          this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
-      });
+      let sent: Promise<void> | void;
+      try {
+        sent = this.#options.upstream.send(message, this.#original(message, source));
+      } catch (error) {
+        this.#notSent(message, error as Error);
+        return;
+      }
+      if (sent !== undefined) sent.catch((error: Error) => this.#notSent(message, error));
     },
     reply: (message) => this.#toHost(message),
     fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
@@ -79,10 +81,14 @@ export class ElicitationProxy {
       if (original === undefined) this.#toHost(shown);
       else if (!this.#hostClosed) this.#hostWriter.line(original);
     },
-    reply: (message) =>
-      void this.#options.upstream
-        .send(message)
-        .catch((error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`)),
+    reply: (message) => {
+      const notSent = (error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`);
+      try {
+        this.#options.upstream.send(message)?.catch(notSent);
+      } catch (error) {
+        notSent(error as Error);
+      }
+    },
     fail: (error) => this.#options.log(`mcp-elicitation-guard: ${(error as Error)?.message ?? String(error)}`),
   };
 
@@ -96,7 +102,7 @@ export class ElicitationProxy {
   async run(): Promise<number> {
     const { upstream, hostInput, log } = this.#options;
     await upstream.start({
-      onMessage: (message, line) => this.#fromServer(message, line),
+      onMessage: (message, line, keys) => this.#fromServer(message, line, keys),
       onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
       onStart: ({ pid, command }) =>
         this.#options.lifecycle?.('info', `server started: ${command}${pid === undefined ? '' : ` (pid ${pid})`}`),
@@ -113,7 +119,7 @@ export class ElicitationProxy {
     });
     readLines(
       hostInput,
-      (line) => this.#fromHostLine(line),
+      (line, keys) => this.#fromHostLine(line, keys),
       (bytes) => {
         log(`mcp-elicitation-guard: host wrote a line of ${bytes} bytes, over the limit; answered with a parse error`);
         this.#toHost(errorResponse(null, RpcCode.parseError, 'Parse error: line too long'));
@@ -142,6 +148,15 @@ export class ElicitationProxy {
       );
   }
 
+  /** A host message the server did not get: a request among them is answered now, so the host does not wait for its timeout. */
+  #notSent(message: JsonRpcMessage, error: Error): void {
+    this.#options.log(`mcp-elicitation-guard: could not send to the server: ${error.message}`);
+    if ('method' in message && 'id' in message && isJsonRpcId(message.id)) {
+      if (message.id !== null) this.#pending.delete(message.id);
+      this.#toHost(errorResponse(message.id, RpcCode.internalError, 'The MCP server could not be reached through the proxy.'));
+    }
+  }
+
   #track(id: string | number): void {
     this.#pending.delete(id);
     this.#pending.set(id, true);
@@ -163,8 +178,8 @@ export class ElicitationProxy {
     this.#toHost({ jsonrpc: '2.0', method: Method.logMessage, params: { level: 'warning', logger: 'mcp-elicitation-guard', data } });
   }
 
-  #fromHostLine(line: string): void {
-    if (line.trim() === '') return;
+  #fromHostLine(line: string, keys: number): void {
+    if (isBlank(line)) return;
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -179,10 +194,10 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    void executeDecision(this.#options.guard.outbound(message), this.#toServer, { parsed: message, line });
+    void executeDecision(this.#options.guard.outbound(message), this.#toServer, { parsed: message, line, keys });
   }
 
-  #fromServer(message: unknown, line?: string): void {
+  #fromServer(message: unknown, line?: string, keys?: number): void {
     // An answer (whatever the guard then does with it) means the request is no longer the proxy's to answer.
     if (this.#pending.size > 0 && isRecord(message) && !('method' in message) && isJsonRpcId(message.id) && message.id !== null)
       this.#pending.delete(message.id);
@@ -190,16 +205,19 @@ export class ElicitationProxy {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, { parsed: message, line });
+    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, { parsed: message, line, keys });
   }
 
   /**
    * The original line of a message the guard forwards as it is (the very object parsed from it),
-   * when that line means the same to every parser; otherwise undefined and the message is
-   * serialised again, as the guard saw it.
+   * when that line means the same to every parser (its keys as `readLines` counted them match the
+   * parsed value's, see `isFaithfulLine`, which checks a line an upstream gave without its keys);
+   * otherwise undefined and the message is serialised again, as the guard saw it.
    */
   #original(forwarded: JsonRpcMessage, source: Source): string | undefined {
-    return source.line !== undefined && forwarded === source.parsed && isFaithfulLine(source.line, source.parsed) ? source.line : undefined;
+    const { line, keys } = source;
+    if (line === undefined || forwarded !== source.parsed) return undefined;
+    return (keys === undefined ? isFaithfulLine(line, forwarded) : keysMatch(keys, forwarded)) ? line : undefined;
   }
 
   #toHost(message: JsonRpcMessage): void {

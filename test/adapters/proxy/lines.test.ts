@@ -1,7 +1,7 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isFaithfulLine, readLines } from '../../../src/adapters/proxy/lines.js';
+import { isFaithfulLine, keysMatch, LineWriter, readLines } from '../../../src/adapters/proxy/lines.js';
 
 const faithful = (line: string) => isFaithfulLine(line, JSON.parse(line));
 
@@ -85,7 +85,23 @@ describe('readLines', () => {
   }
 
   it('reads the same lines however the bytes are cut into chunks, multi-byte characters and long lines included', () => {
-    const piece = fc.constantFrom('a', 'bc', '\n', '\r\n', 'é', '€', '😀', '{"k":"v"}', '\n\n', 'x'.repeat(30));
+    const piece = fc.constantFrom(
+      'a',
+      'bc',
+      '\n',
+      '\r\n',
+      'é',
+      '€',
+      '😀',
+      '{"k":"v"}',
+      '\n\n',
+      'x'.repeat(30),
+      '"',
+      '\\',
+      ':',
+      '-0',
+      'y'.repeat(70),
+    );
     fc.assert(
       fc.property(
         fc.array(piece, { maxLength: 60 }),
@@ -110,5 +126,273 @@ describe('readLines', () => {
   it('splits a character whose bytes arrive in two chunks only where the line ends', () => {
     const bytes = Buffer.from('{"t":"😀"}\n');
     expect(streamed([bytes.subarray(0, 7), bytes.subarray(7)], 1024)).toEqual(['{"t":"😀"}']);
+  });
+});
+
+const REFERENCE_MAX_DIGITS = 15;
+
+/**
+ * The string-based check the proxy used before `readLines` counted keys on the bytes, kept as the
+ * reference the byte scan is compared with.
+ *
+ * Whether `line` means to every JSON parser exactly what `parsed` (its `JSON.parse`) holds, so
+ * the proxy may pass the original bytes on instead of serialising `parsed` again. Parsers differ
+ * where JSON is loose, and a message the guard judged as one thing must not reach the other side
+ * as another; so any of these sends the message the slow way (re-serialised, as the guard saw it):
+ * - a key twice in one object (JSON.parse keeps the last, other parsers the first or both);
+ * - a `__proto__` key (special to JavaScript objects);
+ * - a number with a fraction, an exponent, a sign on zero or more than 15 digits (parsers that
+ *   keep integers or decimals exactly read another value than a double);
+ * - a U+FFFD (the line may have held bytes that are not UTF-8, which decoding replaced).
+ * The check is one pass over the text outside strings (strings are skipped with indexOf) and one
+ * walk over the parsed value; anything unexpected answers false.
+ */
+function referenceFaithful(line: string, parsed: unknown): boolean {
+  if (line.includes('\uFFFD')) return false;
+  let colons = 0;
+  let i = 0;
+  const n = line.length;
+  while (i < n) {
+    const quote = line.indexOf('"', i);
+    const end = quote === -1 ? n : quote;
+    while (i < end) {
+      const c = line.charCodeAt(i);
+      if (c === 0x3a) {
+        colons++;
+        i++;
+      } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+        // A number: only an integer of at most 15 digits, not -0, goes through unchanged.
+        let k = c === 0x2d ? i + 1 : i;
+        if (c === 0x2d && line.charCodeAt(k) === 0x30) return false;
+        const first = k;
+        while (k < end && line.charCodeAt(k) >= 0x30 && line.charCodeAt(k) <= 0x39) k++;
+        if (k - first > REFERENCE_MAX_DIGITS) return false;
+        const next = line.charCodeAt(k);
+        if (next === 0x2e || next === 0x65 || next === 0x45) return false;
+        i = k;
+      } else i++;
+    }
+    if (quote === -1) break;
+    // Skip the string: its end is the next quote not escaped by an odd number of backslashes.
+    let close = quote;
+    for (;;) {
+      close = line.indexOf('"', close + 1);
+      if (close === -1) return false;
+      let slashes = 0;
+      while (line.charCodeAt(close - 1 - slashes) === 0x5c) slashes++;
+      if ((slashes & 1) === 0) break;
+    }
+    i = close + 1;
+  }
+  try {
+    return colons === referenceKeysOf(parsed);
+  } catch {
+    // Nested too deep to walk here: the slow way.
+    return false;
+  }
+}
+
+/** The number of object keys in a parsed JSON value, or -1 when one of them is `__proto__`. */
+function referenceKeysOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const inner = referenceKeysOf(item);
+      if (inner < 0) return -1;
+      count += inner;
+    }
+    return count;
+  }
+  if (Object.hasOwn(value, '__proto__')) return -1;
+  for (const key in value) {
+    const inner = referenceKeysOf((value as Record<string, unknown>)[key]);
+    if (inner < 0) return -1;
+    count += inner + 1;
+  }
+  return count;
+}
+
+describe('readLines: the keys it counts on the bytes', () => {
+  /** Every line `readLines` emits for these chunks, with whether its keys let the original bytes through. */
+  function verdicts(chunks: readonly Buffer[]): { line: string; faithful: boolean }[] {
+    const stream = new PassThrough();
+    const out: { line: string; faithful: boolean }[] = [];
+    readLines(
+      stream,
+      (line, keys) => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line);
+        } catch {
+          return;
+        }
+        out.push({ line, faithful: keysMatch(keys, parsed) });
+      },
+      () => {},
+    );
+    for (const chunk of chunks) stream.emit('data', chunk);
+    return out;
+  }
+
+  const cut = (input: Buffer, cuts: readonly number[]): Buffer[] => {
+    const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+    const chunks: Buffer[] = [];
+    let at = 0;
+    for (const p of [...points, input.length]) {
+      if (p > at) chunks.push(input.subarray(at, p));
+      at = Math.max(at, p);
+    }
+    return chunks;
+  };
+
+  it('agrees with the string-based reference on every line, however the bytes are cut', () => {
+    // Strings long enough for the indexOf path, with quotes and runs of backslashes near their ends.
+    const text = fc.stringMatching(/^[a-z"\\:{}[\],0-9é€😀\u0000-\u001f ]{0,120}$/);
+    const number = fc.constantFrom(
+      '0',
+      '-0',
+      '-0.0',
+      '12',
+      '-12',
+      '1.5',
+      '1e3',
+      '2E-1',
+      '123456789012345',
+      '1234567890123456',
+      '-1234567890123456',
+    );
+    const key = fc.constantFrom('a', 'b', 'id', 'method', '__proto__', '\\u005f_proto__', 'x:y', 'q\\"r', 'a\\\\');
+    const member = fc.oneof(
+      fc.tuple(key, text).map(([k, v]) => `"${k}":${JSON.stringify(v)}`),
+      fc.tuple(key, number).map(([k, v]) => `"${k}":${v}`),
+      fc.tuple(key, fc.jsonValue({ maxDepth: 2 })).map(([k, v]) => `"${k}":${JSON.stringify(v)}`),
+    );
+    const line = fc.array(member, { maxLength: 6 }).map((members) => `{${members.join(',')}}`);
+    // Raw bytes that are not UTF-8, put into a line's strings.
+    const invalid = fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xff, 0xfe]), Buffer.from([0xc3]), Buffer.from('\uFFFD'));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(line, fc.option(invalid, { freq: 5 }), fc.boolean()), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (lines, cuts) => {
+          const parts: Buffer[] = [];
+          for (const [l, bad, crlf] of lines) {
+            const at = l.indexOf('"', l.indexOf(':')) + 1;
+            parts.push(
+              bad === null || at === 0 ? Buffer.from(l) : Buffer.concat([Buffer.from(l.slice(0, at)), bad, Buffer.from(l.slice(at))]),
+            );
+            parts.push(Buffer.from(crlf ? '\r\n' : '\n'));
+          }
+          const got = verdicts(cut(Buffer.concat(parts), cuts));
+          for (const { line: l, faithful } of got) expect(faithful, l).toBe(referenceFaithful(l, JSON.parse(l)));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('finds the end of a long string by its quote, with escaped quotes and backslashes before it', () => {
+    const long = 'x'.repeat(60);
+    for (const value of [`${long}\\"`, `${long}\\\\`, `${long}\\\\\\"y`, `${long}:"`]) {
+      const line = JSON.stringify({ a: value, b: 1 });
+      expect(verdicts([Buffer.from(`${line}\n`)]), line).toEqual([{ line, faithful: true }]);
+      const doubled = `{"a":${JSON.stringify(value)},"a":1}`;
+      expect(verdicts([Buffer.from(`${doubled}\n`)]), doubled).toEqual([{ line: doubled, faithful: false }]);
+    }
+  });
+
+  it('ends a line at its newline even inside a string, long, short or after a backslash', () => {
+    const next = '{"b":"z"}';
+    for (const open of [`{"a":"${'y'.repeat(80)}`, '{"a":"y', '{"a":"y\\\\', `{"a":"${'y'.repeat(80)}\\\\`]) {
+      const stream = new PassThrough();
+      const lines: [string, number][] = [];
+      readLines(
+        stream,
+        (line, keys) => lines.push([line, keys]),
+        () => {},
+      );
+      stream.emit('data', Buffer.from(`${open}\n${next}\n`));
+      expect(lines, open).toEqual([
+        [open, -1],
+        [next, 1],
+      ]);
+    }
+  });
+
+  it('counts a line cut inside a long string once it is whole', () => {
+    const line = JSON.stringify({ a: `${'y'.repeat(100)}\\"`, b: { c: 1 } });
+    const bytes = Buffer.from(`${line}\n${line}\n`);
+    for (const at of [5, 60, 100, line.length - 2, line.length + 40])
+      expect(verdicts([bytes.subarray(0, at), bytes.subarray(at)]), String(at)).toEqual([
+        { line, faithful: true },
+        { line, faithful: true },
+      ]);
+  });
+});
+
+describe('LineWriter', () => {
+  const sink = () => {
+    const writes: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.toString());
+        done();
+      },
+    });
+    return { stream, writes };
+  };
+
+  it('writes what the lines of one chunk queued in one write, as soon as the chunk is handled', () => {
+    const input = new PassThrough();
+    const out = sink();
+    const writer = new LineWriter(out.stream);
+    readLines(
+      input,
+      (line) => writer.line(line.toUpperCase()),
+      () => {},
+    );
+    input.emit('data', Buffer.from('a\nb\nc\n'));
+    // Synchronously: no waiting for a later tick or the end of the event-loop turn.
+    expect(out.writes).toEqual(['A\nB\nC\n']);
+    input.emit('data', Buffer.from('d\ne'));
+    input.emit('data', Buffer.from('\n'));
+    expect(out.writes).toEqual(['A\nB\nC\n', 'D\n', 'E\n']);
+  });
+
+  it('writes a line queued outside a chunk in a microtask, in order with the lines before it', async () => {
+    const out = sink();
+    const writer = new LineWriter(out.stream);
+    writer.line('x');
+    writer.message({ y: 1 });
+    expect(out.writes).toEqual([]);
+    await Promise.resolve();
+    expect(out.writes).toEqual(['x\n{"y":1}\n']);
+  });
+
+  it('keeps every line and its order when a write makes another reader handle a chunk at once', () => {
+    // host -> first reader -> writer into a pass-through -> second reader -> writer into the sink.
+    const host = new PassThrough();
+    const middle = new PassThrough();
+    const out = sink();
+    const first = new LineWriter(middle);
+    const second = new LineWriter(out.stream);
+    const back = new LineWriter(new PassThrough());
+    readLines(
+      host,
+      (line) => {
+        first.line(`1${line}`);
+        back.line(line);
+      },
+      () => {},
+    );
+    readLines(
+      middle,
+      (line) => second.line(`2${line}`),
+      () => {},
+    );
+    host.emit('data', Buffer.from('a\nb\n'));
+    host.emit('data', Buffer.from('c\n'));
+    expect(out.writes.join('')).toBe('21a\n21b\n21c\n');
   });
 });
