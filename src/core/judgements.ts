@@ -3,7 +3,7 @@
  * guard decides with: what to refuse (with which code, reason and data), what to let through.
  * Pure functions of the message and the policy; no state.
  */
-import { auditForm, checkContent } from '../form/index.js';
+import { auditForm, checkContent, type ContentCheck } from '../form/index.js';
 import type { FieldReport, FormAudit } from '../form/types.js';
 import type { Policy } from '../policy/policy.js';
 import { GuardCode } from '../protocol/errors.js';
@@ -130,7 +130,11 @@ export interface Withheld {
 
 /** An accepted form answer, checked against the schema it answers; `null` when it may go. */
 export function judgeAnswer(content: unknown, requestedSchema: unknown): Withheld | null {
-  const check = checkContent(content, requestedSchema);
+  return withheldOf(checkContent(content, requestedSchema));
+}
+
+/** What a content check withholds; `null` when the answer may go. */
+export function withheldOf(check: ContentCheck): Withheld | null {
   if (check.ok) return null;
   const findings = check.findings.map((f) => f.code);
   const code = findings.includes(GuardCode.secretInContent) ? GuardCode.secretInContent : GuardCode.contentInvalid;

@@ -21,6 +21,7 @@
  *   input, and a server already handles it.
  */
 import { redact } from '../audit/redact.js';
+import { checkContent, compileContentCheck, type CompiledContentCheck } from '../form/index.js';
 import { Bounded, type ServerResponseRuling } from '../flow/book.js';
 import type { InputChain, InputRequiredBook, PresentedInput, RefusedInput } from '../flow/input-required.js';
 import { allowedModes, declaredModes, hasMode, modesEqual, narrowCapabilities, NO_MODES, type Modes } from '../negotiation/capabilities.js';
@@ -57,7 +58,7 @@ import {
 import { defer, drop, forward, reply, type Decision } from './decision.js';
 import type { Translation } from './elicitations.js';
 import type { GuardEvent } from './events.js';
-import { judgeAnswer, judgeForm, judgeUrl } from './judgements.js';
+import { judgeForm, judgeUrl, withheldOf } from './judgements.js';
 import type { EventFields } from './reporter.js';
 
 /** The era of the connection as read from the wire. */
@@ -366,7 +367,7 @@ export class ModernSide {
       return answer;
     }
     if (answer.action !== 'accept') return answer;
-    const withheld = judgeAnswer(answer.content, presented.requestedSchema);
+    const withheld = withheldOf(this.#answerCheck(presented.requestedSchema)(answer.content));
     if (withheld === null) return answer;
     this.#host.metrics.contentWithheld += 1;
     events.push(
@@ -655,6 +656,22 @@ export class ModernSide {
    * form to look it up. Found by the form's message; bounded, oldest out.
    */
   readonly #forms = new Map<string, SeenForm[]>();
+
+  /**
+   * The answer checks of the forms this guard presented, by the guard's own copy of their schema
+   * (which nothing changes): the schema is read once, not on every answer.
+   */
+  readonly #answerChecks = new WeakMap<object, CompiledContentCheck>();
+
+  #answerCheck(requestedSchema: unknown): CompiledContentCheck {
+    if (!isRecord(requestedSchema)) return (content) => checkContent(content, requestedSchema);
+    let check = this.#answerChecks.get(requestedSchema);
+    if (check === undefined) {
+      check = compileContentCheck(requestedSchema);
+      this.#answerChecks.set(requestedSchema, check);
+    }
+    return check;
+  }
 
   #judgeForm(params: Record<string, unknown>): SeenForm {
     const message = params.message as string;

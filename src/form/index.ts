@@ -1,5 +1,5 @@
 export { auditForm, PERSONAL_FIELD, URL_IN_FORM } from './audit.js';
-export { checkContent } from './content.js';
+export { checkContent, compileContentCheck, type CompiledContentCheck } from './content.js';
 export { applyFormExceptions, schemaDigest } from './exceptions.js';
 export { classifyField } from './classify-field.js';
 export { DEFAULT_WARNING, PATTERN_INFO } from './schema.js';
