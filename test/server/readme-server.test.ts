@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,6 +11,7 @@ import { createGuard } from '../../src/core/guard.js';
 import { MemoryLedger } from '../../src/ledger/memory.js';
 import { MemorySecretVault } from '../../src/server/vault.js';
 import { TestBrowser } from './helpers/browser.js';
+import { expectLoopbackOnlyProgram } from './helpers/example-program.js';
 import { startTestProvider, type TestProvider } from './helpers/provider.js';
 
 // The README's server section is examples/readme-server/server.ts, verbatim; this file checks the
@@ -125,38 +125,10 @@ describe('the README server section', () => {
   });
 
   it('runs as a program, and refuses plain http on a host that is not loopback', async () => {
-    const run = (env: Record<string, string>) =>
-      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', EXAMPLE.pathname], {
-          env: {
-            PATH: process.env['PATH'] ?? '',
-            MCP_GUARD_VAULT_KEY: randomBytes(32).toString('base64'),
-            SESSION_SECRET: randomBytes(32).toString('base64'),
-            PROVIDER_ISSUER: provider.issuer,
-            PROVIDER_CLIENT_ID: 'readme-client',
-            PROVIDER_CLIENT_SECRET: CLIENT_SECRET,
-            PORT: '0',
-            VAULT_FILE: '/nonexistent-dir/vault.json',
-            ...env,
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (chunk) => {
-          out += String(chunk);
-          if (out.includes('MCP endpoint')) child.kill('SIGINT');
-        });
-        child.stderr.on('data', (chunk) => void (err += String(chunk)));
-        child.on('exit', (code) => resolve({ code, out, err }));
-      });
-    const refused = await run({ BASE_URL: 'http://mcp.example.com' });
-    expect(refused.code).not.toBe(0);
-    expect(refused.err).toMatch(/baseUrl uses plain http on "mcp\.example\.com", which is not a loopback host/);
-    const started = await run({});
-    expect(started.out).toMatch(
-      /^MCP endpoint http:\/\/127\.0\.0\.1:\d+\/mcp, OAuth callback http:\/\/127\.0\.0\.1:\d+\/oauth\/callback\n$/,
-    );
-    expect(started.code).toBe(0);
+    await expectLoopbackOnlyProgram(EXAMPLE, {
+      PROVIDER_ISSUER: provider.issuer,
+      PROVIDER_CLIENT_ID: 'readme-client',
+      PROVIDER_CLIENT_SECRET: CLIENT_SECRET,
+    });
   }, 60_000);
 });
