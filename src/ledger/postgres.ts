@@ -30,7 +30,7 @@ import {
   type LineageKey,
   type NavigationRecord,
 } from '../flow/records.js';
-import { isFlowState, isFlowTrigger, transition, type Flow, type FlowState, type FlowTrigger } from '../flow/states.js';
+import { transition, type FlowState, type FlowTrigger } from '../flow/states.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { checkDigest, checkMove, checkQuery, closedError, duplicateRecord, unknownNavigation } from './checks.js';
 import type { GroupCommitStats } from './group-commit.js';
@@ -48,6 +48,7 @@ import {
   type PgMigration,
   type PostgresTarget,
 } from './postgres-support.js';
+import { rowReader, type NavigationRow, type TransitionRow } from './rows.js';
 import type { AcceptOutcome, EndedFlow, FlowTransition, FlowUpdate, Ledger, NavigationQuery, StoredNavigation } from './types.js';
 
 export interface PostgresLedgerOptions {
@@ -132,23 +133,6 @@ export const POSTGRES_MIGRATIONS: readonly PgMigration[] = Object.freeze([
 ]);
 
 export const POSTGRES_LATEST_VERSION: number = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
-
-interface NavigationRow {
-  id: string;
-  state: string;
-  flow_trigger: string | null;
-  created_at: number;
-  updated_at: number;
-  record: string;
-}
-
-interface TransitionRow {
-  navigation_id: string;
-  from_state: string | null;
-  to_state: string;
-  flow_trigger: string | null;
-  at: number;
-}
 
 /** One queued write; the group runner executes these in order inside one transaction. */
 type Write =
@@ -788,35 +772,4 @@ function corrupt(message: string): GuardError {
   return new GuardError(GuardCode.ledgerUnavailable, `the PostgreSQL ledger holds a corrupt record: ${message}`);
 }
 
-function parseStored<T>(parse: (value: unknown) => T, text: string): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw corrupt('a stored record is not JSON');
-  }
-  try {
-    return parse(value);
-  } catch (error) {
-    throw corrupt((error as Error).message);
-  }
-}
-
-function flowOf(row: NavigationRow): Flow {
-  if (!isFlowState(row.state)) throw corrupt(`navigation ${row.id} has an unknown state`);
-  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger)) throw corrupt(`navigation ${row.id} has an unknown trigger`);
-  return Object.freeze({ id: row.id, state: row.state, trigger: row.flow_trigger, createdAt: row.created_at, updatedAt: row.updated_at });
-}
-
-function storedOf(row: NavigationRow): StoredNavigation {
-  return Object.freeze({ record: parseStored(parseNavigationRecord, row.record), flow: flowOf(row) });
-}
-
-function transitionOf(row: TransitionRow): FlowTransition {
-  const from = row.from_state;
-  if ((from !== null && !isFlowState(from)) || !isFlowState(row.to_state))
-    throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown state`);
-  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger))
-    throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown trigger`);
-  return Object.freeze({ navigationId: row.navigation_id, from, to: row.to_state, trigger: row.flow_trigger, at: row.at });
-}
+const { parseStored, flowOf, storedOf, transitionOf } = rowReader(corrupt);

@@ -23,11 +23,12 @@ import {
   type LineageKey,
   type NavigationRecord,
 } from '../flow/records.js';
-import { isFlowState, isFlowTrigger, transition, type Flow, type FlowState, type FlowTrigger } from '../flow/states.js';
+import { transition, type FlowState, type FlowTrigger } from '../flow/states.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import { checkDigest, checkMove, checkQuery, closedError, duplicateRecord, unknownNavigation } from './checks.js';
 import { GroupCommitter, type GroupCommitStats, type Settled } from './group-commit.js';
 import { migrate, schemaVersion } from './migrations.js';
+import { rowReader, type NavigationRow, type TransitionRow } from './rows.js';
 import type { AcceptOutcome, FlowTransition, FlowUpdate, Ledger, NavigationQuery, StoredNavigation } from './types.js';
 
 export interface SqliteLedgerOptions {
@@ -58,23 +59,6 @@ export interface SqliteLedgerSettings {
   readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
   readonly foreignKeys: boolean;
   readonly schemaVersion: number;
-}
-
-interface NavigationRow {
-  id: string;
-  state: string;
-  flow_trigger: string | null;
-  created_at: number;
-  updated_at: number;
-  record: string;
-}
-
-interface TransitionRow {
-  navigation_id: string;
-  from_state: string | null;
-  to_state: string;
-  flow_trigger: string | null;
-  at: number;
 }
 
 interface BusinessRow {
@@ -478,19 +462,7 @@ function corrupt(message: string): GuardError {
   return new GuardError(GuardCode.ledgerUnavailable, `the ledger file is corrupt: ${message}`);
 }
 
-function parseStored<T>(parse: (value: unknown) => T, text: string): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw corrupt('a stored record is not JSON');
-  }
-  try {
-    return parse(value);
-  } catch (error) {
-    throw corrupt((error as Error).message);
-  }
-}
+const { parseStored, flowOf, storedOf, transitionOf } = rowReader(corrupt);
 
 function storedJson(text: string, what: string): unknown {
   try {
@@ -517,23 +489,4 @@ function businessOf(row: BusinessRow): BusinessReceipt {
   } catch (error) {
     throw corrupt((error as Error).message);
   }
-}
-
-function flowOf(row: NavigationRow): Flow {
-  if (!isFlowState(row.state)) throw corrupt(`navigation ${row.id} has an unknown state`);
-  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger)) throw corrupt(`navigation ${row.id} has an unknown trigger`);
-  return Object.freeze({ id: row.id, state: row.state, trigger: row.flow_trigger, createdAt: row.created_at, updatedAt: row.updated_at });
-}
-
-function storedOf(row: NavigationRow): StoredNavigation {
-  return Object.freeze({ record: parseStored(parseNavigationRecord, row.record), flow: flowOf(row) });
-}
-
-function transitionOf(row: TransitionRow): FlowTransition {
-  const from = row.from_state;
-  if ((from !== null && !isFlowState(from)) || !isFlowState(row.to_state))
-    throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown state`);
-  if (row.flow_trigger !== null && !isFlowTrigger(row.flow_trigger))
-    throw corrupt(`navigation ${row.navigation_id} has a history entry with an unknown trigger`);
-  return Object.freeze({ navigationId: row.navigation_id, from, to: row.to_state, trigger: row.flow_trigger, at: row.at });
 }
