@@ -75,17 +75,16 @@ export interface FormsSummary {
 const EXPECTED: ReadonlySet<string> = new Set(['allow', 'warn', 'block']);
 const CLASSES: ReadonlySet<string> = new Set(['credential', 'payment', 'personal', 'ordinary']);
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Parses one form corpus. A row: `{"params", "expected": {"verdict", "fields"?} | "block"|"warn"|"allow",
- * "category"?, "lang"?, "id"?, "policy"?}`. Without `category` the row's language names it
- * (`lang:fr`), else `uncategorised`. Throws `Error` with `file:line` on a bad row.
- */
-export function parseFormRows(text: string, file: string, resolvePolicy: (override: unknown, where: string) => Policy): FormRow[] {
-  const rows: FormRow[] = [];
+/** The non-empty lines of a JSONL corpus, each a JSON object, with its line number and `file:line`; `fail` makes the error for a bad line. */
+export function* jsonlObjects(
+  text: string,
+  file: string,
+  fail: (message: string) => Error,
+): Generator<{ readonly line: number; readonly where: string; readonly value: Record<string, unknown> }> {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
@@ -95,9 +94,21 @@ export function parseFormRows(text: string, file: string, resolvePolicy: (overri
     try {
       value = JSON.parse(raw);
     } catch {
-      throw new Error(`${where}: not valid JSON`);
+      throw fail(`${where}: not valid JSON`);
     }
-    if (!isPlainObject(value)) throw new Error(`${where}: not a JSON object`);
+    if (!isPlainObject(value)) throw fail(`${where}: not a JSON object`);
+    yield { line: i + 1, where, value };
+  }
+}
+
+/**
+ * Parses one form corpus. A row: `{"params", "expected": {"verdict", "fields"?} | "block"|"warn"|"allow",
+ * "category"?, "lang"?, "id"?, "policy"?}`. Without `category` the row's language names it
+ * (`lang:fr`), else `uncategorised`. Throws `Error` with `file:line` on a bad row.
+ */
+export function parseFormRows(text: string, file: string, resolvePolicy: (override: unknown, where: string) => Policy): FormRow[] {
+  const rows: FormRow[] = [];
+  for (const { line, where, value } of jsonlObjects(text, file, (message) => new Error(message))) {
     if (!Object.hasOwn(value, 'params')) throw new Error(`${where}: "params" (elicitation/create params or a requestedSchema) is required`);
     const expectedRaw = value.expected;
     const verdict = isPlainObject(expectedRaw) ? expectedRaw.verdict : expectedRaw;
@@ -119,10 +130,10 @@ export function parseFormRows(text: string, file: string, resolvePolicy: (overri
         : typeof value.lang === 'string' && value.lang !== ''
           ? `lang:${value.lang}`
           : 'uncategorised';
-    const id = typeof value.id === 'string' && value.id !== '' ? value.id : `line ${i + 1}`;
+    const id = typeof value.id === 'string' && value.id !== '' ? value.id : `line ${line}`;
     rows.push({
       file,
-      line: i + 1,
+      line,
       id,
       category,
       params: value.params,

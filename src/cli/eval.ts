@@ -5,7 +5,7 @@ import { GuardError } from '../protocol/errors.js';
 import type { Verdict } from '../protocol/verdict.js';
 import { escapeText } from '../render/index.js';
 import { BufferedWriter } from './buffered-writer.js';
-import { evaluateForms, formsReport, parseFormRows, type FormRow, type FormsSummary } from './eval-forms.js';
+import { evaluateForms, formsReport, isPlainObject, jsonlObjects, parseFormRows, type FormRow, type FormsSummary } from './eval-forms.js';
 import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
 import { judgeUrl } from './judge.js';
 import { loadRunPolicy, type RunPolicy } from './run-policy.js';
@@ -144,10 +144,6 @@ function parseOptions(argv: readonly string[]): Options {
 /** A corpus file that cannot be used: reported with its location, exit 2. */
 class InputError extends Error {}
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Objects merge key by key; anything else in `over` replaces what `base` had. */
 function deepMerge(base: Readonly<Record<string, unknown>>, over: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
@@ -191,18 +187,7 @@ function policyResolver(run: RunPolicy): (override: unknown, where: string) => P
 async function readLabelled(file: string, cwd: string, resolvePolicy: ReturnType<typeof policyResolver>): Promise<LabelledRow[]> {
   const text = await readText(file, cwd);
   const rows: LabelledRow[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    if (raw.trim() === '') continue;
-    const where = `${file}:${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new InputError(`${where}: not valid JSON`);
-    }
-    if (!isPlainObject(value)) throw new InputError(`${where}: not a JSON object`);
+  for (const { line, where, value } of jsonlObjects(text, file, (message) => new InputError(message))) {
     if (typeof value.url !== 'string') throw new InputError(`${where}: "url" must be a string`);
     if (typeof value.expected !== 'string' || !EXPECTED.has(value.expected))
       throw new InputError(`${where}: "expected" must be "block", "warn" or "allow"`);
@@ -210,7 +195,7 @@ async function readLabelled(file: string, cwd: string, resolvePolicy: ReturnType
       throw new InputError(`${where}: "category" must be a non-empty string`);
     rows.push({
       file,
-      line: i + 1,
+      line,
       url: value.url,
       expected: value.expected as Expected,
       category: value.category,
