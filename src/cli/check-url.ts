@@ -3,6 +3,7 @@ import type { Policy } from '../policy/policy.js';
 import { GuardCode } from '../protocol/errors.js';
 import type { Finding, Verdict } from '../protocol/verdict.js';
 import { renderUrl } from '../render/index.js';
+import { EMPTY_DISPLAY } from '../url/display.js';
 import type { UrlDisplay } from '../url/types.js';
 import { BufferedWriter } from './buffered-writer.js';
 import { Exit, UsageError, writeLine, type CliIo, parseCommandArgs } from './io.js';
@@ -60,16 +61,7 @@ const TAGS: Readonly<Record<Verdict, { plain: string; ansi: string }>> = {
 };
 
 function humanBlock(url: string, verdict: Verdict, findings: readonly Finding[], display: UrlDisplay | null, ansi: boolean): string {
-  const fallback: UrlDisplay = {
-    full: url,
-    segments: [],
-    scheme: null,
-    host: null,
-    hostUnicode: null,
-    hostAscii: null,
-    registrableDomain: null,
-    punycodeShown: false,
-  };
+  const fallback: UrlDisplay = { ...EMPTY_DISPLAY, full: url };
   const lines = renderUrl(display ?? fallback, ansi ? 'ansi' : 'plain', findings).split('\n');
   const tag = ansi ? TAGS[verdict].ansi : TAGS[verdict].plain;
   const indent = ' '.repeat(ansi ? 8 : 6);
