@@ -391,6 +391,8 @@ class BlockedFilter {
 class Prefilter {
   private readonly keys: BlockedFilter;
   private readonly neighbourhoods = new Map<string, BlockedFilter>();
+  private lastSuffix: string | null = null;
+  private lastNeighbourhood: BlockedFilter | undefined = undefined;
 
   constructor(indexes: readonly LookalikeIndex[]) {
     const keys: number[] = [];
@@ -407,6 +409,15 @@ class Prefilter {
     for (const [suffix, hashes] of bySuffix) this.neighbourhoods.set(suffix, new BlockedFilter(hashes));
   }
 
+  /** The neighbourhood filter of one suffix; the last answer is kept (hosts under one suffix tend to come in a row). */
+  private neighbourhoodOf(suffix: string): BlockedFilter | undefined {
+    if (suffix !== this.lastSuffix) {
+      this.lastSuffix = suffix;
+      this.lastNeighbourhood = this.neighbourhoods.get(suffix);
+    }
+    return this.lastNeighbourhood;
+  }
+
   /**
    * False when no index can match the ASCII `host`: the conditions of `mayMatchAscii`, each on
    * the union of the indexes' tables.
@@ -417,7 +428,7 @@ class Prefilter {
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
       if (key.startsWith('www')) return true;
-      const neighbourhood = this.neighbourhoods.get(host.suffix!);
+      const neighbourhood = this.neighbourhoodOf(host.suffix!);
       if (neighbourhood !== undefined) {
         if (this.keys.mayHave(probe.firstSoundHash())) return true;
         const neighbours = probe.firstNeighbourhood();
@@ -502,7 +513,13 @@ class Probe {
    */
   private readAscii(key: string): boolean {
     const length = key.length;
-    const n = Math.min(length, MAX_HASHED);
+    // Read into locals: an imported binding is read again on every use in a loop.
+    const base = HASH_BASE;
+    const maxHashed = MAX_HASHED;
+    const shapes = WHOLE_TOKEN_SHAPES;
+    const starts = KEYWORD_STARTS;
+    const prefix = PROBE_PREFIX;
+    const n = Math.min(length, maxHashed);
     const tokens = PROBE_TOKENS;
     let count = 0;
     let foldable = false;
@@ -514,24 +531,24 @@ class Probe {
     let mayHaveKeyword = false;
     let mayHaveSound = false;
     let previous = -1;
-    PROBE_PREFIX[0] = 0;
+    prefix[0] = 0;
     for (let i = 0; i < length; i++) {
       const c = key.charCodeAt(i);
-      if (i < n) PROBE_PREFIX[i + 1] = h = (Math.imul(h, HASH_BASE) + c) | 0;
+      if (i < n) prefix[i + 1] = h = (Math.imul(h, base) + c) | 0;
       if (c === 0x2e || c === 0x2d || c === 0x5f) {
         if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
         tokenHash = 0;
         tokenLength = 0;
         if (c !== 0x5f) {
-          if (isWholeTokenShape(key, wordStart, i)) mayHaveKeyword = true;
+          if (isWholeTokenShape(shapes, key, wordStart, i)) mayHaveKeyword = true;
           wordStart = i + 1;
         }
       } else {
-        if (tokenLength < MAX_HASHED) tokenHash = (Math.imul(tokenHash, HASH_BASE) + c) | 0;
+        if (tokenLength < maxHashed) tokenHash = (Math.imul(tokenHash, base) + c) | 0;
         tokenLength++;
       }
       window = (window << 8) | (c & 0xff);
-      if (i >= 3 && !mayHaveKeyword && KEYWORD_STARTS.hasWindow(window)) mayHaveKeyword = true;
+      if (i >= 3 && !mayHaveKeyword && starts.hasWindow(window)) mayHaveKeyword = true;
       if (
         !mayHaveSound &&
         (c === 0x7a ||
@@ -545,7 +562,7 @@ class Probe {
       previous = c;
     }
     if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
-    if (isWholeTokenShape(key, wordStart, length)) mayHaveKeyword = true;
+    if (isWholeTokenShape(shapes, key, wordStart, length)) mayHaveKeyword = true;
     this.firstHash = h & 0x3fffffff;
     this.hashedLength = n;
     this.tokenCount = count;
@@ -618,9 +635,9 @@ const PROBE_PREFIX = new Int32Array(MAX_HASHED + 1);
 let PROBE_TOKENS = new Int32Array(MAX_HASHED + 1);
 
 /** The text from `start` to `end` has the first character and length of a short lure word (`hasWholeTokenKeyword`'s test). */
-function isWholeTokenShape(text: string, start: number, end: number): boolean {
+function isWholeTokenShape(shapes: Uint32Array, text: string, start: number, end: number): boolean {
   const length = end - start;
-  return length >= 2 && length <= 7 && (WHOLE_TOKEN_SHAPES[text.charCodeAt(start) & 0x7f]! & (1 << length)) !== 0;
+  return length >= 2 && length <= 7 && (shapes[text.charCodeAt(start) & 0x7f]! & (1 << length)) !== 0;
 }
 
 /**
@@ -1391,6 +1408,10 @@ function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch 
   const probe = PROBE.reset(host);
   // Most ASCII hosts match nothing: the prefilter settles them in a few reads.
   if (!host.idn && !prefilter.mayMatchAscii(host, probe)) return null;
+  // A built-in site (or its subdomain by the registrable domain) is owned by the built-in index, so
+  // only the policy's can match it (its sites are never built-in ones, nor skeleton-only ones).
+  if (!host.idn && BUILT_IN_SITES.has(registrable))
+    return policyIndex !== null && policyIndex.mayMatchAscii(host, probe) ? policyIndex.matchProbe(host, probe) : null;
   // Then each index's own filters tell whether it can match (else its `matchProbe` is null).
   const builtInMay = host.idn || BUILT_IN_INDEX.mayMatchAscii(host, probe);
   const policyMay = policyIndex !== null && (host.idn || policyIndex.mayMatchAscii(host, probe));

@@ -210,12 +210,13 @@ export function neighbourhoodHashes(text: string, filter?: Uint32Array, out: Int
  * for a caller that computed them while reading the text for something else.
  */
 export function deletionHashes(prefix: Int32Array, n: number, out: Int32Array): number {
+  const powers = POWERS;
   const full = prefix[n]!;
   out[0] = full & 0x3fffffff;
   for (let i = 0; i < n; i++) {
-    const tail = n - 1 - i;
-    const after = (full - Math.imul(prefix[i + 1]!, POWERS[tail]!)) | 0;
-    out[i + 1] = ((Math.imul(prefix[i]!, POWERS[tail]!) + after) | 0) & 0x3fffffff;
+    const power = powers[n - 1 - i]!;
+    const after = (full - Math.imul(prefix[i + 1]!, power)) | 0;
+    out[i + 1] = ((Math.imul(prefix[i]!, power) + after) | 0) & 0x3fffffff;
   }
   return n + 1;
 }
