@@ -791,6 +791,12 @@ export class LookalikeIndex {
   private readonly deletions = new Map<string, Map<number, IndexedSite[]>>();
   private lastSuffix: string | null = null;
   private lastDeletions: ReadonlyMap<number, readonly IndexedSite[]> | undefined = undefined;
+  /**
+   * The hashes of each suffix's `deletions` in a blocked filter: a host's neighbourhood probes
+   * miss there far more often than in `hashFilter` (all suffixes, one bit per hash).
+   */
+  private readonly neighbourFilters = new Map<string, BlockedFilter>();
+  private lastNeighbourFilter: BlockedFilter | undefined = undefined;
   /** One bit per neighbourhood hash (any suffix): most queries miss here and skip the map. */
   private readonly hashFilter: Uint32Array;
   /** Dotted embedding targets (`apple` + `com` in `apple.com.evil.net`): every site with a label of 4+. */
@@ -858,6 +864,7 @@ export class LookalikeIndex {
       .filter((b) => b.length >= MIN_COMBO_SUBSTRING)
       .sort((a, b) => b.length - a.length);
     this.distinctiveBrandScanner = new BrandScanner(substrings);
+    for (const [suffix, bySuffix] of this.deletions) this.neighbourFilters.set(suffix, new BlockedFilter([...bySuffix.keys()]));
     this.wordBrandList = [...this.wordBrands];
     this.dottedTargets.orInto(this.tokenFilter);
     this.gluedTargets.orInto(this.tokenFilter);
@@ -904,8 +911,9 @@ export class LookalikeIndex {
       if (this.deletionsOf(host.suffix!) !== undefined) {
         if (this.byPhoneticKey.mayHave(probe.firstSoundHash())) return true;
         const neighbours = probe.firstNeighbourhood();
-        const filter = this.hashFilter;
-        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (hashFilterHas(filter, neighbours[h]!)) return true;
+        // The neighbourhoods of this suffix alone (`deletionsOf` caches its filter too).
+        const filter = this.lastNeighbourFilter!;
+        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (filter.mayHave(neighbours[h]!)) return true;
       }
     }
     if (probe.singleToken ? this.gluedTargets.mayHave(hash) : anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter))
@@ -1062,6 +1070,7 @@ export class LookalikeIndex {
     if (suffix !== this.lastSuffix) {
       this.lastSuffix = suffix;
       this.lastDeletions = this.deletions.get(suffix);
+      this.lastNeighbourFilter = this.neighbourFilters.get(suffix);
     }
     return this.lastDeletions;
   }
