@@ -125,8 +125,11 @@ function skipToNewline(data: Uint8Array, from: number, to: number): number {
 /**
  * Receives each complete line (without its newline and a CR before it) and its keys (see
  * `UNFAITHFUL`). `bytes`, when given, are the line's own bytes followed by its newline, exactly the
- * UTF-8 of `line + '\n'` (absent for a line that ended in CR LF): a writer may pass them on as they
- * are instead of encoding `line` again. They are a view of the chunk the stream gave, never copied.
+ * UTF-8 of `line + '\n'`: a writer may pass them on as they are instead of encoding `line` again.
+ * They are given for a line that is a chunk's only one (a view of the chunk, never copied) or that
+ * several chunks made up and that ends the lines of its last chunk; not for a line that ended in
+ * CR LF, nor for the lines of a chunk that holds several (a view each would cost more than the
+ * text they are cut from, and text and bytes are written together only by copying).
  */
 export type LineHandler = (line: string, keys: number, bytes?: Buffer) => void;
 
@@ -158,8 +161,8 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
   const ends: number[] = [];
   const keys: number[] = [];
   let busy = false;
-  // `clean`: the line is known to hold no U+FFFD. `bytes`: its bytes with the newline.
-  const emit = (text: string, lineKeys: number, clean: boolean, bytes: Buffer) => {
+  // `clean`: the line is known to hold no U+FFFD. `bytes`: its bytes with the newline, where a view of them costs nothing extra.
+  const emit = (text: string, lineKeys: number, clean: boolean, bytes: Buffer | undefined) => {
     if (text.charCodeAt(text.length - 1) === 0x0d) {
       const line = text.slice(0, -1);
       onLine(line, clean || lineKeys === UNFAITHFUL || !line.includes('\uFFFD') ? lineKeys : UNFAITHFUL);
@@ -178,6 +181,8 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
   function onData(chunk: Buffer | string): void {
     const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const length = data.length;
+    // The lines of this chunk end at its last newline; the start of a line after it is kept unscanned (it is scanned once whole).
+    const to = data[length - 1] === 0x0a ? length : data.lastIndexOf(0x0a) + 1;
     let start = 0;
     if (pendingBytes > 0 || skipping) {
       const first = data.indexOf(0x0a);
@@ -194,7 +199,13 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
           const line = Buffer.concat(pending);
           scanLine(line, 0, bytes);
           const text = line.toString('utf8', 0, bytes);
-          emit(text, scanned, (text.length === bytes && !text.includes('\uFFFD')) || decodesClean(line), line);
+          // Its bytes when no line follows in this chunk (else the lines go as text, written together with this one).
+          emit(
+            text,
+            scanned,
+            (text.length === bytes && !text.includes('\uFFFD')) || decodesClean(line),
+            first + 1 === to ? line : undefined,
+          );
         }
       }
       pending = [];
@@ -202,11 +213,9 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
       skipping = false;
       start = first + 1;
     }
-    // The lines wholly in this chunk: scanned once, then decoded once. They end at its last newline;
-    // the start of a line after it is kept unscanned (it is scanned once whole).
+    // The lines wholly in this chunk: scanned once, then decoded once.
     const lineEnds = busy ? [] : ends;
     const lineKeys = busy ? [] : keys;
-    const to = data[length - 1] === 0x0a ? length : data.lastIndexOf(0x0a) + 1;
     let count = 0;
     let from = start;
     while (from < to) {
@@ -231,20 +240,20 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
               let at = 0;
               for (let j = 0; j < count; j++) {
                 const end = lineEnds[j]! - start;
-                emit(text.slice(at, end), lineKeys[j]!, true, data.subarray(start + at, start + end + 1));
+                emit(text.slice(at, end), lineKeys[j]!, true, undefined);
                 at = end + 1;
               }
             }
           } else {
             const clean = decodesClean(data.subarray(start, last));
-            let at = 0;
-            let byteAt = start;
-            for (let j = 0; j < count; j++) {
-              const nl = j === count - 1 ? text.length : text.indexOf('\n', at);
-              const byteEnd = lineEnds[j]!;
-              emit(at === 0 && nl === text.length ? text : text.slice(at, nl), lineKeys[j]!, clean, data.subarray(byteAt, byteEnd + 1));
-              at = nl + 1;
-              byteAt = byteEnd + 1;
+            if (count === 1) emit(text, lineKeys[0]!, clean, start === 0 && last === length - 1 ? data : data.subarray(start, last + 1));
+            else {
+              let at = 0;
+              for (let j = 0; j < count; j++) {
+                const nl = j === count - 1 ? text.length : text.indexOf('\n', at);
+                emit(text.slice(at, nl), lineKeys[j]!, clean, undefined);
+                at = nl + 1;
+              }
             }
           }
         } else {
@@ -252,7 +261,7 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
           for (let j = 0; j < count; j++) {
             const nl = lineEnds[j]!;
             if (nl - at > maxBytes) onOversized(nl - at);
-            else emit(data.toString('utf8', at, nl), lineKeys[j]!, false, data.subarray(at, nl + 1));
+            else emit(data.toString('utf8', at, nl), lineKeys[j]!, false, undefined);
             at = nl + 1;
           }
         }
@@ -312,9 +321,8 @@ export class LineWriter {
   readonly #stream: Writable;
   /**
    * What is queued, in order: text (lines with their newlines, run together) and original bytes
-   * (lines `readLines` read, with their newlines). Lines that lay side by side in one chunk stay
-   * one view of it, so a chunk whose lines all go on unchanged is written as the very bytes read.
-   * Mostly one part (`#first`); `#more` holds the others when text and bytes alternate.
+   * (a line `readLines` read, with its newline). Mostly one part (`#first`); `#more` holds the
+   * others when text and bytes alternate.
    */
   #first: string | Buffer | undefined = undefined;
   #more: (string | Buffer)[] | null = null;
@@ -334,25 +342,21 @@ export class LineWriter {
    * and its newline (see `LineHandler`), and are written instead of encoding `text` again.
    */
   line(text: string, bytes?: Buffer): void {
-    if (this.#first === undefined) this.#first = bytes ?? text + '\n';
-    else this.#append(text, bytes);
+    const first = this.#first;
+    if (first === undefined) this.#first = bytes ?? text + '\n';
+    else if (bytes === undefined && this.#more === null && typeof first === 'string') this.#first = first + text + '\n';
+    else this.#append(bytes ?? text + '\n');
     if (this.#scheduled) return;
     this.#scheduled = true;
     if (batchDepth > 0) dirty[dirtyCount++] = this;
     else queueMicrotask(this.#flushLater);
   }
 
-  #append(text: string, bytes: Buffer | undefined): void {
-    const more = this.#more;
-    const tail = more === null ? this.#first! : more[more.length - 1]!;
-    let joined: string | Buffer | undefined;
-    if (bytes === undefined) {
-      if (typeof tail === 'string') joined = tail + text + '\n';
-    } else if (typeof tail !== 'string' && tail.buffer === bytes.buffer && tail.byteOffset + tail.length === bytes.byteOffset)
-      joined = Buffer.from(tail.buffer, tail.byteOffset, tail.length + bytes.length);
-    if (joined === undefined) (this.#more ??= []).push(bytes ?? text + '\n');
-    else if (more === null) this.#first = joined;
-    else more[more.length - 1] = joined;
+  #append(part: string | Buffer): void {
+    const more = (this.#more ??= []);
+    const tail = more.length === 0 ? undefined : more[more.length - 1];
+    if (typeof part === 'string' && typeof tail === 'string') more[more.length - 1] = tail + part;
+    else more.push(part);
   }
 
   /** Writes what is queued, in one write. */

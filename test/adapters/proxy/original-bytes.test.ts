@@ -1,6 +1,6 @@
 /**
- * The proxy's fast path against a hostile peer: a line goes on as the very bytes it came in (views
- * of the chunk read, run together in one write) only when the guard forwards the parsed message
+ * The proxy's fast path against a hostile peer: a line goes on as the very bytes it came in (a
+ * view of the chunk read, or its text as read) only when the guard forwards the parsed message
  * unchanged and the string-based reference calls the line faithful. Every other line goes on as
  * the guard's message serialised again. Checked on raw JSON-RPC in both eras, with the same
  * bytes delivered packed in one chunk, one line per chunk, and one byte per chunk.
