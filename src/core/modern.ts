@@ -29,6 +29,7 @@ import { shortDigest } from '../protocol/digest.js';
 import { GuardCode, wireAnswer } from '../protocol/errors.js';
 import {
   errorResponse,
+  field,
   isRecord,
   type JsonRpcError,
   type JsonRpcId,
@@ -39,21 +40,24 @@ import {
 } from '../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
 import {
-  capabilitiesOf,
-  claimOf,
+  capabilitiesIn,
+  claimFrom,
   decodeInputRequired,
   encodeInputRequired,
   INPUT_CAPABLE_METHODS,
   isInputRequired,
   isInputRequiredResponse,
   originalDigest,
-  protocolVersionOf,
+  metaIn,
+  retryPartsIn,
   retryPartsOf,
   serverInfoOf,
+  versionIn,
   withCapabilities,
   withInputResponses,
   withResult,
   type InputRequestPart,
+  type RetryParts,
 } from '../wire/rev2026-07-28.js';
 import { defer, drop, forward, reply, type Decision } from './decision.js';
 import type { Translation } from './elicitations.js';
@@ -186,11 +190,15 @@ export class ModernSide {
    * that is not modern): the 2025-11-25 path handles it.
    */
   outbound(request: JsonRpcRequest): Decision | null {
-    const claim = claimOf(request);
+    // Each member read once, with `field`: the host built this message (see `field`).
+    const method = field(request, 'method') as string;
+    const params = field(request, 'params');
+    const meta = metaIn(params);
+    const version = versionIn(meta);
+    const claim = claimFrom(method, version);
     if (claim === null || claim === 'legacy') return null;
     const events: GuardEvent[] = [];
     if (claim === 'modern') {
-      const version = protocolVersionOf(request);
       if (this.#era !== 'modern') {
         const event = this.#setEra(this.#era === 'legacy' || this.#era === 'mixed' ? 'mixed' : 'modern', version);
         if (event !== null) events.push(event);
@@ -199,7 +207,7 @@ export class ModernSide {
     } else if (this.#era === 'unknown') this.#era = 'probing';
     // Capabilities travel on every request: narrowed on every request (server/discover included).
     let message = request;
-    const capabilities = capabilitiesOf(request);
+    const capabilities = capabilitiesIn(meta);
     let declared = this.#declared;
     let allowed = this.#modes;
     const changed = capabilities !== this.#lastCapabilities || capabilities === undefined;
@@ -215,16 +223,17 @@ export class ModernSide {
     this.#lastCapabilities = capabilities;
     this.#declared = declared;
     this.#modes = allowed;
-    if (INPUT_CAPABLE_METHODS.has(request.method)) {
-      const ruled = this.#onInputCapable(message, events);
+    const id = field(request, 'id') as JsonRpcId;
+    if (INPUT_CAPABLE_METHODS.has(method)) {
+      const ruled = this.#onInputCapable(message, message === request ? retryPartsIn(params) : retryPartsOf(message), events);
       if ('action' in ruled) {
         // Waiting for the shared ledger: the answer is the modern side's whatever the wait decides.
-        if (ruled.action === 'defer') this.#track(request.id, { request, method: request.method, modes: allowed });
+        if (ruled.action === 'defer') this.#track(id, { request, method, modes: allowed });
         return ruled;
       }
       message = ruled;
     }
-    this.#track(request.id, { request, method: request.method, modes: allowed });
+    this.#track(id, { request, method, modes: allowed });
     return forward(message, events);
   }
 
@@ -232,8 +241,7 @@ export class ModernSide {
    * A `tools/call` / `prompts/get` / `resources/read`: an original leg, or a retry of a round.
    * Returns the request to send (rewritten or the same object) or the decision that refuses it.
    */
-  #onInputCapable(request: JsonRpcRequest, events: GuardEvent[]): Decision | JsonRpcRequest {
-    const parts = retryPartsOf(request);
+  #onInputCapable(request: JsonRpcRequest, parts: RetryParts, events: GuardEvent[]): Decision | JsonRpcRequest {
     if (parts.inputResponses === null || parts.requestState === null) {
       return this.#refuseRequest(request, GuardCode.invalidParams, 'inputResponses must be an object and requestState a string', events);
     }
