@@ -238,6 +238,30 @@ export class ModernSide {
   }
 
   /**
+   * `outbound` for the common modern request, which changes nothing the guard must report or rule
+   * on: a 2026-07-28 request on a connection already in that era, with the same capabilities object
+   * as the request before (so nothing new to read or narrow) and no retry parts. Tracked as
+   * `outbound` tracks it, and true returned; false, changing nothing, otherwise (`outbound` then).
+   * `read`: the request's members as read from it.
+   */
+  passesRequest(
+    request: JsonRpcRequest,
+    read: { readonly method: string; readonly id: JsonRpcId; readonly params: unknown; readonly meta: unknown; readonly version: string },
+  ): boolean {
+    const { method, params } = read;
+    if (this.#era !== 'modern' || !modesEqual(this.#declared, this.#modes)) return false;
+    const capabilities = capabilitiesIn(read.meta);
+    if (capabilities !== this.#lastCapabilities || capabilities === undefined) return false;
+    if (INPUT_CAPABLE_METHODS.has(method)) {
+      const parts = retryPartsIn(params);
+      if (parts.inputResponses !== undefined || parts.requestState !== undefined) return false;
+    }
+    this.#protocolVersion = read.version;
+    this.#track(read.id, { request, method, modes: this.#modes });
+    return true;
+  }
+
+  /**
    * A `tools/call` / `prompts/get` / `resources/read`: an original leg, or a retry of a round.
    * Returns the request to send (rewritten or the same object) or the decision that refuses it.
    */
@@ -449,6 +473,19 @@ export class ModernSide {
       return forward(response);
     }
     return this.#onInputRequired(response, pending);
+  }
+
+  /**
+   * `inbound` for the common answer to a modern request: a final result (not input-required, not an
+   * error) to a request that is not a retry leg of a chain. The server's self-description is read
+   * and the request is no longer in flight, as `inbound` does; true is returned (the decision would
+   * forward it untouched). False, changing nothing, otherwise. Call only when `owns(id)`.
+   */
+  passesResult(id: JsonRpcId, result: Record<string, unknown>): boolean {
+    if (isInputRequired(result) || this.#rounds.hasLeg(id)) return false;
+    this.#learnServer(result);
+    this.#pending.delete(id);
+    return true;
   }
 
   /**
