@@ -158,6 +158,15 @@ class GuardedTransport {
     Object.defineProperties(this, {
       start: { value: () => this.#start(), writable: true, configurable: true },
       send: { value: (message: unknown, options?: unknown) => this.#send(message, options), writable: true, configurable: true },
+      // Read by SDK v2 on every request: the inner transport's value, read when asked for, without
+      // a trip through the proxy (`in` is then true whatever the inner transport has).
+      hasPerRequestStream: {
+        get: () => (inner as { hasPerRequestStream?: unknown }).hasPerRequestStream,
+        set: (value: unknown) => {
+          (inner as { hasPerRequestStream?: unknown }).hasPerRequestStream = value;
+        },
+        configurable: true,
+      },
     });
   }
 
