@@ -102,7 +102,7 @@ describe('compileContentCheck agrees with checkContent', () => {
         { numRuns: 40, seed: 17 },
       );
     }
-    // 1,152 forms × 40 answers: 4.6 s alone on a loaded machine, past the default 5 s in the full suite.
+    // About 1,150 forms × 40 answers: a second or two alone, several seconds on a busy machine.
   }, 60_000);
 
   it('on schemas that are not allowed form schemas, and on no schema at all', () => {
