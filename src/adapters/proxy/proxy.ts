@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { GuardEvent } from '../../core/events.js';
 import { executeDecision, type DecisionSinks } from '../../core/decision.js';
-import type { Guard } from '../../core/guard.js';
+import { judgeInbound, judgeOutbound, type Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { GuardCode } from '../../protocol/errors.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
@@ -196,7 +196,10 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    void executeDecision(this.#options.guard.outbound(message), this.#toServer, { parsed: message, line, keys, bytes });
+    const source: Source = { parsed: message, line, keys, bytes };
+    const decision = judgeOutbound(this.#options.guard, message);
+    if (decision === null) void this.#toServer.forward(message as JsonRpcMessage, source);
+    else void executeDecision(decision, this.#toServer, source);
   }
 
   #fromServer(message: unknown, line?: string, keys?: number, bytes?: Buffer): void {
@@ -207,7 +210,10 @@ export class ElicitationProxy {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, { parsed: message, line, keys, bytes });
+    const source: Source = { parsed: message, line, keys, bytes };
+    const decision = judgeInbound(this.#options.guard, message);
+    if (decision === null) void this.#fromServerSinks.forward(message as JsonRpcMessage, source);
+    else void executeDecision(decision, this.#fromServerSinks, source);
   }
 
   /**
