@@ -37,6 +37,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type JsonRpcResult,
+  withMember,
 } from '../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
 import {
@@ -551,7 +552,7 @@ export class ModernSide {
       const judged = this.#judge(id, part, pending.modes, chain, events);
       if (judged.ok) {
         chain.presented.set(part.key, judged.presented);
-        kept.set(part.key, { ...part.entry, params: judged.params });
+        kept.set(part.key, withMember(part.entry, 'params', judged.params));
       } else
         this.#refuseInput(
           refusals,
@@ -643,7 +644,7 @@ export class ModernSide {
         ok: true,
         // The guard's own copy of the schema (what was judged): what the host or server does to theirs later changes nothing.
         presented: { kind: 'form', requestedSchema: seen.form.requestedSchema },
-        params: { ...formParams, _meta: { ...meta, [GuardMetaKey.formAudit]: judged.audit } },
+        params: withMember(formParams, '_meta', withMember(meta ?? {}, GuardMetaKey.formAudit, judged.audit)),
       };
     }
     if (typeof raw.url !== 'string') return refused(mode, GuardCode.invalidParams, 'url-mode elicitation needs a string "url"');
