@@ -520,7 +520,7 @@ export class ModernSide {
     const ruling = this.#rounds.onAnswer(
       id,
       { inputRequired: true, requestState: decoded.requestState, error: false },
-      { method: request.method, digestOf: () => originalDigest(request) },
+      { method: request.method, digestOf: digestOfOriginal(request) },
     );
     if (ruling.kind === 'ended') {
       return this.#failClosed(
@@ -856,6 +856,15 @@ function refusalAnswer(refused: RefusedInput): Record<string, unknown> {
 interface SeenForm {
   readonly form: Record<string, unknown>;
   readonly judged: ReturnType<typeof judgeForm>;
+}
+
+/**
+ * The original's digest, taken when read. A function of its own, not an arrow in the object
+ * literal: a transpiler that keeps function names (tsx, esbuild's keepNames) names such an arrow
+ * after its member with a property definition on every call.
+ */
+function digestOfOriginal(request: JsonRpcRequest): () => string {
+  return () => originalDigest(request);
 }
 
 /** Form-mode params without the URL mode's fields. */
