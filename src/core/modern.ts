@@ -885,7 +885,7 @@ function sameForm(copy: Record<string, unknown>, params: Record<string, unknown>
   let compared = 0;
   for (const key of keys) {
     if (key === '_meta') continue;
-    if (!Object.hasOwn(copy, key) || !sameJson(copy[key], params[key])) return false;
+    if (!Object.hasOwn(copy, key) || !sameJson(copy[key], field(params, key))) return false;
     compared += 1;
   }
   return compared === Object.keys(copy).length && sameOrder(Object.keys(copy), keys);
@@ -921,7 +921,8 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (keysA.length !== keysB.length) return false;
   for (let i = 0; i < keysA.length; i++) {
     const key = keysA[i] as string;
-    if (key !== keysB[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+    // The message's side read with `field`: a server's objects may each have a hidden class of their own.
+    if (key !== keysB[i] || !sameJson((a as Record<string, unknown>)[key], field(b, key))) return false;
   }
   return true;
 }
