@@ -16,66 +16,37 @@
 const SYMBOLS = 129;
 const OTHER = 128;
 
-/** A set of symbols, a bit each (129 bits in five words). */
-type Chars = Int32Array;
+type Chars = Uint8Array;
 
-const noChars = (): Chars => new Int32Array(5);
-
-function allChars(): Chars {
-  const out = Int32Array.of(-1, -1, -1, -1, 1);
-  return out;
-}
-
-function has(chars: Chars, symbol: number): boolean {
-  return ((chars[symbol >> 5]! >>> (symbol & 31)) & 1) === 1;
-}
-
-function add(chars: Chars, symbol: number): void {
-  chars[symbol >> 5]! |= 1 << (symbol & 31);
-}
+const noChars = (): Chars => new Uint8Array(SYMBOLS);
+const allChars = (): Chars => new Uint8Array(SYMBOLS).fill(1);
 
 function charsOf(...codes: number[]): Chars {
   const out = noChars();
-  for (const c of codes) add(out, Math.min(c, OTHER));
+  for (const c of codes) out[Math.min(c, OTHER)] = 1;
   return out;
 }
 
 function rangeChars(out: Chars, from: number, to: number): void {
-  for (let c = from; c <= to && c < OTHER; c++) add(out, c);
-  if (to >= OTHER) add(out, OTHER);
+  for (let c = from; c <= to && c < OTHER; c++) out[c] = 1;
+  if (to >= OTHER) out[OTHER] = 1;
 }
 
 function union(a: Chars, b: Chars): Chars {
   const out = noChars();
-  for (let i = 0; i < 5; i++) out[i] = a[i]! | b[i]!;
+  for (let i = 0; i < SYMBOLS; i++) out[i] = a[i]! | b[i]!;
   return out;
 }
 
 function complement(a: Chars): Chars {
   const out = noChars();
-  for (let i = 0; i < 4; i++) out[i] = ~a[i]!;
+  for (let i = 0; i < OTHER; i++) out[i] = a[i]! ^ 1;
   // Code units from 128 up are one symbol: a negated class holds some of them whatever it lists.
-  out[4] = 1;
+  out[OTHER] = 1;
   return out;
 }
 
-function isEmpty(a: Chars): boolean {
-  return (a[0]! | a[1]! | a[2]! | a[3]! | a[4]!) === 0;
-}
-
-/** The symbols a set holds, in order. */
-function members(chars: Chars): number[] {
-  const out: number[] = [];
-  for (let w = 0; w < 5; w++) {
-    let bits = chars[w]!;
-    while (bits !== 0) {
-      const low = bits & -bits;
-      bits ^= low;
-      out.push(w * 32 + 31 - Math.clz32(low));
-    }
-  }
-  return out;
-}
+const isEmpty = (a: Chars): boolean => a.every((x) => x === 0);
 
 /** `\d`, `\w`, `\s` (ECMAScript's whitespace includes non-ASCII spaces). */
 const DIGITS = (() => {
@@ -88,7 +59,7 @@ const WORD = (() => {
   rangeChars(out, 0x30, 0x39);
   rangeChars(out, 0x41, 0x5a);
   rangeChars(out, 0x61, 0x7a);
-  add(out, 0x5f);
+  out[0x5f] = 1;
   return out;
 })();
 const SPACE = charsOf(0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0);
@@ -110,17 +81,17 @@ interface Shape {
 const EMPTY: Shape = { nullable: true, first: noChars(), singles: noChars(), pairs: [], required: new Set() };
 
 function charShape(chars: Chars): Shape {
-  const symbols = members(chars);
-  const only = symbols.length === 1 && symbols[0]! < OTHER ? symbols : [];
-  return { nullable: false, first: chars, singles: chars, pairs: [], required: new Set(only) };
+  let only = -1;
+  let count = 0;
+  for (let i = 0; i < SYMBOLS; i++)
+    if (chars[i] === 1) {
+      only = i;
+      count++;
+    }
+  return { nullable: false, first: chars, singles: chars, pairs: [], required: new Set(count === 1 && only < OTHER ? [only] : []) };
 }
 
 function concat(a: Shape, b: Shape): Shape {
-  // Past its first two characters a pattern changes only what its matches must contain.
-  if (!a.nullable && isEmpty(a.singles)) {
-    if (b.required.size === 0) return a;
-    return { ...a, required: new Set([...a.required, ...b.required]) };
-  }
   const pairs = [...a.pairs];
   if (!isEmpty(a.singles) && !isEmpty(b.first)) pairs.push([a.singles, b.first]);
   if (a.nullable) pairs.push(...b.pairs);
@@ -276,7 +247,8 @@ class Reader {
     if (c === '.') {
       this.at++;
       const any = allChars();
-      any[0]! &= ~((1 << 0x0a) | (1 << 0x0d));
+      any[0x0a] = 0;
+      any[0x0d] = 0;
       return charShape(any);
     }
     if (c === '\\') {
@@ -294,10 +266,10 @@ class Reader {
     if (!this.ignoreCase) return chars;
     const out = union(chars, noChars());
     for (let c = 0x41; c <= 0x5a; c++) {
-      if (has(chars, c) || has(chars, c + 0x20)) {
-        add(out, c);
-        add(out, c + 0x20);
-        add(out, OTHER);
+      if (chars[c] === 1 || chars[c + 0x20] === 1) {
+        out[c] = 1;
+        out[c + 0x20] = 1;
+        out[OTHER] = 1;
       }
     }
     return out;
@@ -386,14 +358,19 @@ class Reader {
 
 const SPACE_ANY = (() => {
   const out = union(SPACE, noChars());
-  add(out, OTHER);
+  out[OTHER] = 1;
   return out;
 })();
 
 /** The one code unit a class atom stands for (for a range end), or null for `\d` and the like. */
 function singleCode(chars: Chars): number | null {
-  const symbols = members(chars);
-  return symbols.length === 1 && symbols[0]! < OTHER ? symbols[0]! : null;
+  let code: number | null = null;
+  for (let i = 0; i < OTHER; i++) {
+    if (chars[i] !== 1) continue;
+    if (code !== null) return null;
+    code = i;
+  }
+  return code;
 }
 
 /** What the gate keeps of one pattern; null when it must always be tested. */
@@ -465,35 +442,34 @@ function compileChunk(patterns: readonly RegExp[]): FirstMatch {
     if (s === null || s.pairs.length === 0) always[r >> 5]! |= 1 << (r & 31);
   }
 
-  // Pair → the patterns it may start (two words of bits), then an id per distinct set.
-  const pairBits0 = new Int32Array(SYMBOLS * SYMBOLS);
-  const pairBits1 = new Int32Array(SYMBOLS * SYMBOLS);
-  const touched: number[] = [];
+  // Pair → the patterns it may start, as an id of that set; `masks0`/`masks1` hold each set.
+  const pairRules = new Map<number, Set<number>>();
   shapes.forEach((s, r) => {
     if (s === null) return;
-    const bits = r >> 5 === 0 ? pairBits0 : pairBits1;
-    for (const [a, b] of s.pairs) {
-      const seconds = members(b);
-      for (const x of members(a))
-        for (const y of seconds) {
+    for (const [a, b] of s.pairs)
+      for (let x = 0; x < SYMBOLS; x++) {
+        if (a[x] !== 1) continue;
+        for (let y = 0; y < SYMBOLS; y++) {
+          if (b[y] !== 1) continue;
           const pair = x * SYMBOLS + y;
-          if (pairBits0[pair] === 0 && pairBits1[pair] === 0) touched.push(pair);
-          bits[pair]! |= 1 << (r & 31);
+          let rules = pairRules.get(pair);
+          if (rules === undefined) pairRules.set(pair, (rules = new Set()));
+          rules.add(r);
         }
-    }
+      }
   });
-  const ids = new Map<string, number>([['0,0', 0]]);
+  const ids = new Map<string, number>([['', 0]]);
   const masks: [number, number][] = [[0, 0]];
   const pairSets = new Uint16Array(SYMBOLS * SYMBOLS);
-  for (const pair of touched) {
-    const m0 = pairBits0[pair]!;
-    const m1 = pairBits1[pair]!;
-    const key = `${m0},${m1}`;
+  for (const [pair, rules] of pairRules) {
+    const key = [...rules].sort((a, b) => a - b).join(',');
     let id = ids.get(key);
     if (id === undefined) {
       id = masks.length;
       ids.set(key, id);
-      masks.push([m0, m1]);
+      const mask: [number, number] = [0, 0];
+      for (const r of rules) mask[r >> 5]! |= 1 << (r & 31);
+      masks.push(mask);
     }
     pairSets[pair] = id;
   }

@@ -6,7 +6,7 @@
  */
 
 import { CONNECTION_FORMATS, KEY_PREFIXES, KNOWN_FORMATS } from './data/known-formats.js';
-import { compileFirstMatch, type FirstMatch } from './gate.js';
+import { compileFirstMatch } from './gate.js';
 
 export type SecretKind =
   | 'jwt'
@@ -52,9 +52,8 @@ const RULES: readonly Rule[] = [
 /** The rules' patterns in the order `findSecret` tries them (for tests of the gate). */
 export const SECRET_PATTERNS: readonly RegExp[] = RULES.map((r) => r.pattern);
 
-// One pass over the value tells which rules can match at all; only those run, in order. Built
-// at the first scan, not at import.
-let firstMatch: FirstMatch | undefined;
+// One pass over the value tells which rules can match at all; only those run, in order.
+const FIRST_MATCH = compileFirstMatch(SECRET_PATTERNS);
 
 /** Longest value scanned; a longer one is scanned in its first part only (answers are small). */
 const MAX_SCAN = 65_536;
@@ -63,7 +62,7 @@ const MAX_SCAN = 65_536;
 export function findSecret(value: string): SecretMatch | null {
   if (value.length < 16) return null;
   const text = value.length > MAX_SCAN ? value.slice(0, MAX_SCAN) : value;
-  const at = (firstMatch ??= compileFirstMatch(SECRET_PATTERNS))(text);
+  const at = FIRST_MATCH(text);
   if (at < 0) return null;
   const { kind, rule } = RULES[at]!;
   return { kind, rule };
