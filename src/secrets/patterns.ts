@@ -6,7 +6,6 @@
  */
 
 import { CONNECTION_FORMATS, KEY_PREFIXES, KNOWN_FORMATS } from './data/known-formats.js';
-import { compileFirstMatch } from './gate.js';
 
 export type SecretKind =
   | 'jwt'
@@ -36,9 +35,7 @@ const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/;
 const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/;
 // An encrypted JWT (JWE compact): five segments, a JSON header, the encrypted key may be empty (dir).
 const JWE = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{8,}/;
-// `Bearer` as the `Authorization` header writes it: case-sensitive, as the scan has always read it
-// (its one-regex pre-check had no `i`).
-const BEARER = /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/;
+const BEARER = /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/i;
 
 const RULES: readonly Rule[] = [
   { rule: 'private-key-block', kind: 'private-key', pattern: PRIVATE_KEY },
@@ -49,11 +46,8 @@ const RULES: readonly Rule[] = [
   { rule: 'bearer-token', kind: 'bearer', pattern: BEARER },
 ];
 
-/** The rules' patterns in the order `findSecret` tries them (for tests of the gate). */
-export const SECRET_PATTERNS: readonly RegExp[] = RULES.map((r) => r.pattern);
-
-// One pass over the value tells which rules can match at all; only those run, in order.
-const FIRST_MATCH = compileFirstMatch(SECRET_PATTERNS);
+// One pass over the value decides whether any rule can match; only then is the rule named.
+const ANY = new RegExp(RULES.map((r) => `(?:${r.pattern.source})`).join('|'));
 
 /** Longest value scanned; a longer one is scanned in its first part only (answers are small). */
 const MAX_SCAN = 65_536;
@@ -62,10 +56,9 @@ const MAX_SCAN = 65_536;
 export function findSecret(value: string): SecretMatch | null {
   if (value.length < 16) return null;
   const text = value.length > MAX_SCAN ? value.slice(0, MAX_SCAN) : value;
-  const at = FIRST_MATCH(text);
-  if (at < 0) return null;
-  const { kind, rule } = RULES[at]!;
-  return { kind, rule };
+  if (!ANY.test(text)) return null;
+  for (const { rule, kind, pattern } of RULES) if (pattern.test(text)) return { kind, rule };
+  return null;
 }
 
 /** Shannon entropy in bits per character. */
