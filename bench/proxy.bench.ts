@@ -15,6 +15,12 @@
  * round each side runs unmeasured pipelined round trips, so every round measures compiled code.
  * Targets: middle CPU ≤ 1.3× the pipe's, p50 latency ≤ 1.06×.
  *
+ * A last row, after the rounds above (so their figures are not changed by it), measures large
+ * results: sequential `tools/call` round trips of the server's `document` tool, a 64 KiB text
+ * (markdown and code, full of JSON escapes and multi-byte UTF-8; about 70 KB of JSON, more than
+ * one pipe read), in the same alternating blocks, with the middle's CPU per round trip. It shows
+ * what the proxy costs where parsing dominates; the targets are for the rows above.
+ *
  * Uses the built CLI so tsx's loader is not measured: run `npm run build` first.
  * Run: npx tsx bench/proxy.bench.ts
  */
@@ -34,6 +40,20 @@ export interface ProxyBenchOptions {
   readonly inFlight?: number;
   /** Default 5. */
   readonly rounds?: number;
+  /** The large row: the `document` tool's text in bytes (default 65,536), and round trips per side per round (default 1,000; 0 skips it). */
+  readonly largeBytes?: number;
+  readonly largeRoundTrips?: number;
+}
+
+/** The large row (see the file's comment): each figure the median over the rounds, each ratio proxy / pipe. */
+export interface ProxyLargeFigures {
+  readonly bytes: number;
+  /** Bytes of one result line as the server writes it. */
+  readonly lineBytes: number;
+  readonly roundTrips: number;
+  readonly pipe: { readonly latencyP50Us: number; readonly middleCpuUsPerRoundTrip: number | null };
+  readonly proxy: { readonly latencyP50Us: number; readonly middleCpuUsPerRoundTrip: number | null };
+  readonly roundRatios: readonly { readonly latency: number; readonly cpu: number | null }[];
 }
 
 /** One side's figures, each the median over the rounds. */
@@ -65,6 +85,8 @@ export interface ProxyBenchResult {
   readonly addedLatencyUs: number;
   /** proxy / pipe of pipelined messages per second, median over the rounds (1 = no loss). */
   readonly throughputRatio: number;
+  /** The large-result row, or null when skipped. */
+  readonly large: ProxyLargeFigures | null;
   /** Every round's ratios, to show the spread. */
   readonly roundRatios: readonly {
     readonly cpu: number | null;
@@ -175,6 +197,8 @@ function cpuUs(pid: number | null): number | null {
 }
 
 const call = (client: Client, n: number) => client.callTool({ name: 'echo', arguments: { n } });
+const LARGE_BLOCK = 50;
+const LARGE_WARMUP = 200;
 
 /** Per-round accumulators of one side, filled block by block. */
 class Tally {
@@ -247,6 +271,65 @@ async function measureRound(pipe: Side, proxy: Side, count: number, inFlight: nu
   return { pipe: tallies.pipe.figures(), proxy: tallies.proxy.figures() };
 }
 
+/** One round of the large row: sequential `document` round trips in alternating blocks; p50 and middle CPU per round trip per side. */
+async function measureLargeRound(
+  pipe: Side,
+  proxy: Side,
+  count: number,
+  bytes: number,
+): Promise<Record<SideName, { p50Us: number; cpuUs: number | null }>> {
+  const times: Record<SideName, number[]> = { pipe: [], proxy: [] };
+  const cpu: Record<SideName, number | null> = { pipe: 0, proxy: 0 };
+  for (let done = 0, block = 0; done < count; done += LARGE_BLOCK, block++) {
+    const n = Math.min(LARGE_BLOCK, count - done);
+    for (const side of block % 2 === 0 ? [pipe, proxy] : [proxy, pipe]) {
+      const before = cpuUs(side.pid);
+      for (let i = 0; i < n; i++) {
+        const t = performance.now();
+        await side.client.callTool({ name: 'document', arguments: { bytes } });
+        times[side.name].push((performance.now() - t) * 1000);
+      }
+      const after = cpuUs(side.pid);
+      const sum = cpu[side.name];
+      cpu[side.name] = sum === null || before === null || after === null ? null : sum + after - before;
+    }
+  }
+  const p50 = (name: SideName) =>
+    percentile(
+      [...times[name]].sort((a, b) => a - b),
+      0.5,
+    );
+  const perTrip = (name: SideName) => (cpu[name] === null ? null : cpu[name]! / count);
+  return { pipe: { p50Us: p50('pipe'), cpuUs: perTrip('pipe') }, proxy: { p50Us: p50('proxy'), cpuUs: perTrip('proxy') } };
+}
+
+async function benchLarge(pipe: Side, proxy: Side, rounds: number, count: number, bytes: number): Promise<ProxyLargeFigures> {
+  const probe = await pipe.client.callTool({ name: 'document', arguments: { bytes } });
+  const lineBytes = Buffer.byteLength(JSON.stringify({ result: probe, jsonrpc: '2.0', id: 1 }));
+  for (const side of [pipe, proxy])
+    for (let i = 0; i < LARGE_WARMUP; i++) await side.client.callTool({ name: 'document', arguments: { bytes } });
+  const runs: Record<SideName, { p50Us: number; cpuUs: number | null }>[] = [];
+  for (let round = 0; round < rounds; round++) runs.push(await measureLargeRound(pipe, proxy, count, bytes));
+  const side = (name: SideName) => {
+    const cpu = runs.map((r) => r[name].cpuUs);
+    return {
+      latencyP50Us: median(runs.map((r) => r[name].p50Us)),
+      middleCpuUsPerRoundTrip: cpu.every((c): c is number => c !== null) ? median(cpu) : null,
+    };
+  };
+  return {
+    bytes,
+    lineBytes,
+    roundTrips: count,
+    pipe: side('pipe'),
+    proxy: side('proxy'),
+    roundRatios: runs.map((r) => ({
+      latency: r.proxy.p50Us / r.pipe.p50Us,
+      cpu: r.proxy.cpuUs === null || r.pipe.cpuUs === null ? null : r.proxy.cpuUs / r.pipe.cpuUs,
+    })),
+  };
+}
+
 function summarize(runs: readonly RunFigures[]): ProxySideFigures {
   const cpu = runs.map((r) => r.cpuUs);
   const messages = runs.reduce((sum, r) => sum + r.messages, 0);
@@ -271,6 +354,8 @@ export async function benchProxy(options: ProxyBenchOptions = {}): Promise<Proxy
   const roundTrips = options.roundTrips ?? 10_000;
   const inFlight = options.inFlight ?? 64;
   const rounds = options.rounds ?? 3;
+  const largeBytes = options.largeBytes ?? 65_536;
+  const largeRoundTrips = options.largeRoundTrips ?? 1000;
   checkBuild();
   const pipe = await connect('pipe');
   const proxy = await connect('proxy');
@@ -282,6 +367,7 @@ export async function benchProxy(options: ProxyBenchOptions = {}): Promise<Proxy
       runs.pipe.push(figures.pipe);
       runs.proxy.push(figures.proxy);
     }
+    const large = largeRoundTrips > 0 ? await benchLarge(pipe, proxy, rounds, largeRoundTrips, largeBytes) : null;
     const roundRatios = runs.pipe.map((p, i) => {
       const c = runs.proxy[i]!;
       const cpu = c.cpuUs === null || p.cpuUs === null ? null : c.cpuUs / c.messages / (p.cpuUs / p.messages);
@@ -309,6 +395,7 @@ export async function benchProxy(options: ProxyBenchOptions = {}): Promise<Proxy
       latencyRatio: median(roundRatios.map((r) => r.latency)),
       addedLatencyUs: median(runs.pipe.map((p, i) => runs.proxy[i]!.p50Us - p.p50Us)),
       throughputRatio: median(roundRatios.map((r) => r.throughput)),
+      large,
       roundRatios,
     };
   } finally {
@@ -355,6 +442,27 @@ export function printProxy(result: ProxyBenchResult): void {
   console.log(`added p50 latency: +${result.addedLatencyUs.toFixed(1)} µs`);
   const each = (pick: (x: (typeof r)[number]) => number | null) => r.map((x) => pick(x)?.toFixed(3) ?? 'n/a').join(', ');
   console.log(`each round: middle CPU ${each((x) => x.cpu)}; p50 ${each((x) => x.latency)}; p99 ${each((x) => x.latencyP99)}`);
+  const large = result.large;
+  if (large === null) return;
+  console.log(
+    `\nlarge results: the document tool's ${large.bytes}-byte text (${large.lineBytes} bytes of JSON per result line), ` +
+      `${large.roundTrips} sequential round trips per side per round (no target)`,
+  );
+  const us = (c: number | null) => (c === null ? 'n/a' : c.toFixed(1));
+  console.table([
+    {
+      path: 'pipe (baseline)',
+      'p50 µs': large.pipe.latencyP50Us.toFixed(1),
+      'middle CPU µs/round trip': us(large.pipe.middleCpuUsPerRoundTrip),
+    },
+    { path: 'proxy', 'p50 µs': large.proxy.latencyP50Us.toFixed(1), 'middle CPU µs/round trip': us(large.proxy.middleCpuUsPerRoundTrip) },
+  ]);
+  const lr = large.roundRatios;
+  console.log(
+    `large: p50 ratio ${formatSpread(spread(lr.map((x) => x.latency)))}; middle CPU ratio ${
+      lr.every((x) => x.cpu !== null) ? formatSpread(spread(lr.map((x) => x.cpu as number))) : 'n/a'
+    } (min / median / max over the rounds)`,
+  );
 }
 
 if (isMainModule(import.meta.url)) {

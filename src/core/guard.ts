@@ -6,6 +6,9 @@ import { toPolicyDocument, type Policy } from '../policy/policy.js';
 import { shortDigest } from '../protocol/digest.js';
 import { GuardCode, GuardError } from '../protocol/errors.js';
 import {
+  field,
+  isJsonRpcId,
+  isRecord,
   kindOf,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -17,6 +20,7 @@ import type { UrlAnalysis } from '../url/types.js';
 import type { WireCodec } from '../wire/codec.js';
 import { Method } from '../protocol/wire.js';
 import { rev2025_11_25 } from '../wire/rev2025-11-25.js';
+import { claimFrom, metaIn, RESULT_TYPE_INPUT_REQUIRED, versionIn } from '../wire/rev2026-07-28.js';
 import type { Guard, GuardOptions, GuardSessionView } from './api.js';
 import { drop, forward, reply, type Decision } from './decision.js';
 import { onAnswer, onServerResponse } from './answers.js';
@@ -34,6 +38,22 @@ export type { Guard, GuardOptions, GuardSessionView } from './api.js';
 /** Creates the guard for one session. */
 export function createGuard(options: GuardOptions = {}): Guard {
   return new GuardCore(options);
+}
+
+/**
+ * For this package's adapters (not part of the public API): `guard.inbound(message)`, except that
+ * it returns `null` where that Decision would forward the message untouched with nothing to report.
+ * The messages most traffic consists of (a plain request, the final answer to one) then cost no
+ * Decision; they are ruled on by the same book and the same state, only the Decision is left out.
+ * A guard that is not this module's, or whose method was replaced, is asked through its method.
+ */
+export function judgeInbound(guard: Guard, message: unknown): Decision | null {
+  return guard instanceof GuardCore ? GuardCore.inboundOrPass(guard, message) : guard.inbound(message);
+}
+
+/** `judgeInbound` for a message from the host to the server. */
+export function judgeOutbound(guard: Guard, message: unknown): Decision | null {
+  return guard instanceof GuardCore ? GuardCore.outboundOrPass(guard, message) : guard.outbound(message);
 }
 
 /**
@@ -170,6 +190,65 @@ class GuardCore implements Guard {
 
   outbound(message: unknown): Decision {
     return this.#judge('outbound', message);
+  }
+
+  static inboundOrPass(guard: GuardCore, message: unknown): Decision | null {
+    if (guard.inbound !== GuardCore.prototype.inbound) return guard.inbound(message);
+    try {
+      if (guard.#passesInbound(message)) return null;
+    } catch {
+      // Judged in full below, where a failure is handled.
+    }
+    return guard.#judge('inbound', message);
+  }
+
+  static outboundOrPass(guard: GuardCore, message: unknown): Decision | null {
+    if (guard.outbound !== GuardCore.prototype.outbound) return guard.outbound(message);
+    try {
+      if (guard.#passesOutbound(message)) return null;
+    } catch {
+      // Judged in full below, where a failure is handled.
+    }
+    return guard.#judge('outbound', message);
+  }
+
+  /**
+   * The server's final answer to a plain host request, which `#inbound` would forward untouched with
+   * nothing to report: read as `#inbound` reads it (kind, id, result type, outcome), and settled by
+   * the same book (or modern side) methods, which change the state only once everything is read.
+   * False, having changed nothing, for anything else.
+   */
+  #passesInbound(message: unknown): boolean {
+    // kindOf's `result` with no `error` (which would make the outcome an error), as classifyInbound reads it.
+    if (!isRecord(message) || typeof message.method === 'string' || !('result' in message) || 'error' in message) return false;
+    const id = message.id;
+    if (!isJsonRpcId(id)) return false;
+    const result = message.result;
+    if (!isRecord(result) || result.resultType === RESULT_TYPE_INPUT_REQUIRED) return false;
+    if (this.#modern.owns(id)) return this.#modern.passesResult(id, result);
+    // The outcome is `result`, not `task`, and it does not answer the handshake.
+    if (isRecord(result.task) && typeof result.task.taskId === 'string') return false;
+    return id !== this.#session.handshakeId && this.#book.passesResult(id);
+  }
+
+  /**
+   * A host request that `#outbound` would forward untouched with nothing to report: read as
+   * `#outbound` reads it (each member once, with `field`), then recorded by the same book (or modern
+   * side) method once everything is read. False, having changed nothing, for anything else.
+   */
+  #passesOutbound(message: unknown): boolean {
+    if (!isRecord(message)) return false;
+    const method = field(message, 'method');
+    if (typeof method !== 'string' || method === Method.initialize) return false;
+    const id = field(message, 'id');
+    if (!isJsonRpcId(id)) return false;
+    const params = field(message, 'params');
+    const meta = metaIn(params);
+    const version = versionIn(meta);
+    const request = message as unknown as JsonRpcRequest;
+    const claim = claimFrom(method, version);
+    if (claim === 'modern') return this.#modern.passesRequest(request, { method, id, params, meta, version: version as string });
+    return claim === null && this.#book.passesRequest(request, id, method);
   }
 
   // Fail closed for elicitation, stay out of the way for the rest: an exception while judging an

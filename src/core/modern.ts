@@ -29,6 +29,7 @@ import { shortDigest } from '../protocol/digest.js';
 import { GuardCode, wireAnswer } from '../protocol/errors.js';
 import {
   errorResponse,
+  field,
   isRecord,
   type JsonRpcError,
   type JsonRpcId,
@@ -39,21 +40,24 @@ import {
 } from '../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
 import {
-  capabilitiesOf,
-  claimOf,
+  capabilitiesIn,
+  claimFrom,
   decodeInputRequired,
   encodeInputRequired,
   INPUT_CAPABLE_METHODS,
   isInputRequired,
   isInputRequiredResponse,
   originalDigest,
-  protocolVersionOf,
+  metaIn,
+  retryPartsIn,
   retryPartsOf,
   serverInfoOf,
+  versionIn,
   withCapabilities,
   withInputResponses,
   withResult,
   type InputRequestPart,
+  type RetryParts,
 } from '../wire/rev2026-07-28.js';
 import { defer, drop, forward, reply, type Decision } from './decision.js';
 import type { Translation } from './elicitations.js';
@@ -186,11 +190,15 @@ export class ModernSide {
    * that is not modern): the 2025-11-25 path handles it.
    */
   outbound(request: JsonRpcRequest): Decision | null {
-    const claim = claimOf(request);
+    // Each member read once, with `field`: the host built this message (see `field`).
+    const method = field(request, 'method') as string;
+    const params = field(request, 'params');
+    const meta = metaIn(params);
+    const version = versionIn(meta);
+    const claim = claimFrom(method, version);
     if (claim === null || claim === 'legacy') return null;
     const events: GuardEvent[] = [];
     if (claim === 'modern') {
-      const version = protocolVersionOf(request);
       if (this.#era !== 'modern') {
         const event = this.#setEra(this.#era === 'legacy' || this.#era === 'mixed' ? 'mixed' : 'modern', version);
         if (event !== null) events.push(event);
@@ -199,7 +207,7 @@ export class ModernSide {
     } else if (this.#era === 'unknown') this.#era = 'probing';
     // Capabilities travel on every request: narrowed on every request (server/discover included).
     let message = request;
-    const capabilities = capabilitiesOf(request);
+    const capabilities = capabilitiesIn(meta);
     let declared = this.#declared;
     let allowed = this.#modes;
     const changed = capabilities !== this.#lastCapabilities || capabilities === undefined;
@@ -215,25 +223,49 @@ export class ModernSide {
     this.#lastCapabilities = capabilities;
     this.#declared = declared;
     this.#modes = allowed;
-    if (INPUT_CAPABLE_METHODS.has(request.method)) {
-      const ruled = this.#onInputCapable(message, events);
+    const id = field(request, 'id') as JsonRpcId;
+    if (INPUT_CAPABLE_METHODS.has(method)) {
+      const ruled = this.#onInputCapable(message, message === request ? retryPartsIn(params) : retryPartsOf(message), events);
       if ('action' in ruled) {
         // Waiting for the shared ledger: the answer is the modern side's whatever the wait decides.
-        if (ruled.action === 'defer') this.#track(request.id, { request, method: request.method, modes: allowed });
+        if (ruled.action === 'defer') this.#track(id, { request, method, modes: allowed });
         return ruled;
       }
       message = ruled;
     }
-    this.#track(request.id, { request, method: request.method, modes: allowed });
+    this.#track(id, { request, method, modes: allowed });
     return forward(message, events);
+  }
+
+  /**
+   * `outbound` for the common modern request, which changes nothing the guard must report or rule
+   * on: a 2026-07-28 request on a connection already in that era, with the same capabilities object
+   * as the request before (so nothing new to read or narrow) and no retry parts. Tracked as
+   * `outbound` tracks it, and true returned; false, changing nothing, otherwise (`outbound` then).
+   * `read`: the request's members as read from it.
+   */
+  passesRequest(
+    request: JsonRpcRequest,
+    read: { readonly method: string; readonly id: JsonRpcId; readonly params: unknown; readonly meta: unknown; readonly version: string },
+  ): boolean {
+    const { method, params } = read;
+    if (this.#era !== 'modern' || !modesEqual(this.#declared, this.#modes)) return false;
+    const capabilities = capabilitiesIn(read.meta);
+    if (capabilities !== this.#lastCapabilities || capabilities === undefined) return false;
+    if (INPUT_CAPABLE_METHODS.has(method)) {
+      const parts = retryPartsIn(params);
+      if (parts.inputResponses !== undefined || parts.requestState !== undefined) return false;
+    }
+    this.#protocolVersion = read.version;
+    this.#track(read.id, { request, method, modes: this.#modes });
+    return true;
   }
 
   /**
    * A `tools/call` / `prompts/get` / `resources/read`: an original leg, or a retry of a round.
    * Returns the request to send (rewritten or the same object) or the decision that refuses it.
    */
-  #onInputCapable(request: JsonRpcRequest, events: GuardEvent[]): Decision | JsonRpcRequest {
-    const parts = retryPartsOf(request);
+  #onInputCapable(request: JsonRpcRequest, parts: RetryParts, events: GuardEvent[]): Decision | JsonRpcRequest {
     if (parts.inputResponses === null || parts.requestState === null) {
       return this.#refuseRequest(request, GuardCode.invalidParams, 'inputResponses must be an object and requestState a string', events);
     }
@@ -441,6 +473,19 @@ export class ModernSide {
       return forward(response);
     }
     return this.#onInputRequired(response, pending);
+  }
+
+  /**
+   * `inbound` for the common answer to a modern request: a final result (not input-required, not an
+   * error) to a request that is not a retry leg of a chain. The server's self-description is read
+   * and the request is no longer in flight, as `inbound` does; true is returned (the decision would
+   * forward it untouched). False, changing nothing, otherwise. Call only when `owns(id)`.
+   */
+  passesResult(id: JsonRpcId, result: Record<string, unknown>): boolean {
+    if (isInputRequired(result) || this.#rounds.hasLeg(id)) return false;
+    this.#learnServer(result);
+    this.#pending.delete(id);
+    return true;
   }
 
   /**

@@ -449,6 +449,19 @@ export class FlowBook<A = unknown> {
   }
 
   /**
+   * `hostRequest` for the common case, when there is nothing to rule on: no lineage is tracked that
+   * the request could repeat or belong to, and no shared-ledger question to ask of it. Records it as
+   * `hostRequest` does and returns true; returns false, recording nothing, when it must be ruled on
+   * (`hostRequest` then). `id` and `method` as read from the request.
+   */
+  passesRequest(request: RequestEvent, id: JsonRpcId, method: string): boolean {
+    if (this.#nested.size > 0 || this.#byDigest.size > 0 || this.#ambiguous.size > 0) return false;
+    if (this.#sharedSession && ELICITING_METHODS.has(method)) return false;
+    this.#hostRequests.put(id, request, this.#forgetRequest);
+    return true;
+  }
+
+  /**
    * Under a shared session key: a host request of an eliciting method that is not a retry this
    * book tracks may be the re-sent retry of a `-32042` operation another guard of the session ran
    * (and died). Returns the receipt of such an operation (same digest, within the time to live),
@@ -731,6 +744,20 @@ export class FlowBook<A = unknown> {
     if (nested !== undefined && nested.consentReceiptIds.length > 0 && !nested.refused) return this.#accept(nested, id, response, 0);
     if (retried !== null) return this.#accept(retried, id, response, retried.retriesUsed);
     return PASS;
+  }
+
+  /**
+   * `serverResponse` for the common case: a final answer (outcome `result`) to a plain request in
+   * flight (not a retry, not `tasks/result`) while no lineage is tracked. The request is no longer in
+   * flight and true is returned (the ruling would be `pass`); false, changing nothing, when it must
+   * be ruled on (`serverResponse` then).
+   */
+  passesResult(id: JsonRpcId): boolean {
+    if (this.#nested.size > 0 || this.#ambiguous.size > 0) return false;
+    const entry = this.#hostRequests.get(id);
+    if (entry === undefined || isRetry(entry) || field(entry, 'method') === Method.taskResult) return false;
+    this.#hostRequests.delete(id);
+    return true;
   }
 
   /** The answer to `tasks/result` is the final answer of the task's original request. */

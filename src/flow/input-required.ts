@@ -273,6 +273,11 @@ export class InputRequiredBook {
     return { kind: 'complete', chain };
   }
 
+  /** O(1): is `id` a retry leg of a chain (its answer has something to settle)? */
+  hasLeg(id: JsonRpcId): boolean {
+    return this.#legs.has(id);
+  }
+
   /** The host gave up on a leg (`notifications/cancelled` for its id): the chain cannot continue. */
   onHostCancelled(id: JsonRpcId): InputChain | null {
     const leg = this.#legs.get(id);

@@ -24,6 +24,7 @@ import {
   editDistanceAtMostOne,
   HASH_BASE,
   hashFilterHas,
+  deletionHashes,
   HASHES,
   hasOneSwap,
   isLikelyEditDistanceFalsePositive,
@@ -313,7 +314,7 @@ const NO_TOKENS: Tokens = Object.freeze({ keys: NONE, separators: NONE, hashes: 
  * Appends the `keyHash` of each token of `text` (split at dots, hyphens and underscores) to
  * `out`, computed as the text is read, so no token string is cut.
  */
-function pushTokenHashes(text: string, out: number[]): void {
+function pushTokenHashes(text: string, out: Int32Array, count: number): number {
   let h = 0;
   let length = 0;
   for (let i = 0; i <= text.length; i++) {
@@ -324,16 +325,17 @@ function pushTokenHashes(text: string, out: number[]): void {
       length++;
       continue;
     }
-    if (length > 0) out.push(h & 0x3fffffff);
+    if (length > 0) out[count++] = h & 0x3fffffff;
     h = 0;
     length = 0;
   }
+  return count;
 }
 
-/** True when one of `hashes` has its bit in `filter` (a power-of-two number of 32-bit words). */
-function anyInFilter(hashes: readonly number[], filter: Uint32Array): boolean {
+/** True when one of the first `count` of `hashes` has its bit in `filter` (a power-of-two number of 32-bit words). */
+function anyInFilter(hashes: Int32Array, count: number, filter: Uint32Array): boolean {
   const mask = filter.length - 1;
-  for (let i = 0; i < hashes.length; i++) {
+  for (let i = 0; i < count; i++) {
     const hash = hashes[i]!;
     if ((filter[(hash >>> 5) & mask]! & (1 << (hash & 31))) !== 0) return true;
   }
@@ -389,6 +391,8 @@ class BlockedFilter {
 class Prefilter {
   private readonly keys: BlockedFilter;
   private readonly neighbourhoods = new Map<string, BlockedFilter>();
+  private lastSuffix: string | null = null;
+  private lastNeighbourhood: BlockedFilter | undefined = undefined;
 
   constructor(indexes: readonly LookalikeIndex[]) {
     const keys: number[] = [];
@@ -405,6 +409,15 @@ class Prefilter {
     for (const [suffix, hashes] of bySuffix) this.neighbourhoods.set(suffix, new BlockedFilter(hashes));
   }
 
+  /** The neighbourhood filter of one suffix; the last answer is kept (hosts under one suffix tend to come in a row). */
+  private neighbourhoodOf(suffix: string): BlockedFilter | undefined {
+    if (suffix !== this.lastSuffix) {
+      this.lastSuffix = suffix;
+      this.lastNeighbourhood = this.neighbourhoods.get(suffix);
+    }
+    return this.lastNeighbourhood;
+  }
+
   /**
    * False when no index can match the ASCII `host`: the conditions of `mayMatchAscii`, each on
    * the union of the indexes' tables.
@@ -415,7 +428,7 @@ class Prefilter {
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
       if (key.startsWith('www')) return true;
-      const neighbourhood = this.neighbourhoods.get(host.suffix!);
+      const neighbourhood = this.neighbourhoodOf(host.suffix!);
       if (neighbourhood !== undefined) {
         if (this.keys.mayHave(probe.firstSoundHash())) return true;
         const neighbours = probe.firstNeighbourhood();
@@ -423,8 +436,8 @@ class Prefilter {
       }
     }
     if (!probe.singleToken) {
-      const tokens = probe.asciiTokenHashes();
-      for (let i = 0; i < tokens.length; i++) if (this.keys.mayHave(tokens[i]!)) return true;
+      const count = probe.asciiTokenCount();
+      for (let i = 0; i < count; i++) if (this.keys.mayHave(PROBE_TOKENS[i]!)) return true;
     }
     return probe.hasKeyword();
   }
@@ -435,33 +448,128 @@ class Prefilter {
  * by the built-in and the policy index: the label's look-alike keys and hash, and (for the first
  * key) its sound-alike key, its deletion neighbourhood, its keyword test and the hashes of the
  * ASCII host's tokens. Each index then only probes its own tables with them.
+ *
+ * An ASCII label is read once, and that one pass gives its hash, the prefix hashes its
+ * neighbourhood is computed from, its tokens' hashes, and whether it can hold a sound-alike
+ * spelling or a keyword at all (most labels hold neither, and then nothing more is computed for
+ * them). One probe is reset for every call (the engine is synchronous), so a host allocates
+ * nothing here.
  */
 class Probe {
-  readonly keys: readonly string[];
-  readonly firstHash: number;
+  keys: readonly string[] = NONE;
+  firstHash = 0;
   /** The host is one label without hyphens or underscores (then it has no tokens to split). */
-  readonly singleToken: boolean;
+  singleToken = true;
+  private host: HostParts | undefined = undefined;
+  /** Characters of the first key that its hashes read (ASCII labels: `PROBE_PREFIX` holds their prefix hashes). */
+  private hashedLength = -1;
   private sound: string | undefined = undefined;
   private soundHash = 0;
-  private neighbours: Int32Array | undefined = undefined;
+  private hasNeighbours = false;
   private neighbourCount = 0;
-  private keyword: boolean | undefined = undefined;
-  private tokenHashList: number[] | undefined = undefined;
+  private keyword = UNKNOWN;
+  /** `PROBE_TOKENS` holds this many token hashes of the first key; `allTokenHashes`: the subdomain's too. */
+  private tokenCount = -1;
+  private allTokenHashes = false;
+  /** The one key of an ASCII label (`keys`, reused). */
+  private readonly asciiKeys: string[] = [''];
 
-  constructor(private readonly host: HostParts) {
+  constructor(host?: HostParts) {
+    if (host !== undefined) this.reset(host);
+  }
+
+  /** Reads `host` afresh (its registrable domain, label and suffix set). */
+  reset(host: HostParts): this {
+    this.host = host;
+    this.sound = undefined;
+    this.hasNeighbours = false;
+    this.keyword = UNKNOWN;
+    this.tokenCount = -1;
+    this.allTokenHashes = false;
+    this.hashedLength = -1;
+    if (host.ascii.length >= PROBE_TOKENS.length) PROBE_TOKENS = new Int32Array(host.ascii.length + 1);
+    const label = host.label!;
     if (host.idn) {
       this.keys = labelKeys(host.labelUnicode!);
       this.firstHash = keyHash(this.keys[0]!);
     } else {
-      // An ASCII host's neighbourhood is read by nearly every call; its first hash is the key's hash.
-      const key = foldAscii(host.label!);
-      this.keys = [key];
-      this.neighbourCount = neighbourhoodHashes(key, undefined, PROBE_HASHES);
-      this.neighbours = PROBE_HASHES;
-      this.firstHash = PROBE_HASHES[0]!;
+      // The pass over the label also tells whether `foldAscii` changes it; then the folded key is read.
+      let key = label;
+      if (this.readAscii(label)) this.readAscii((key = foldAscii(label)));
+      this.asciiKeys[0] = key;
+      this.keys = this.asciiKeys;
     }
-    const label = host.label!;
     this.singleToken = host.subdomain === '' && label.indexOf('-') < 0 && label.indexOf('_') < 0 && !this.keys[0]!.includes('-');
+    return this;
+  }
+
+  /**
+   * One pass over an ASCII key: `firstHash` and `PROBE_PREFIX` (as `keyHash` and
+   * `neighbourhoodHashes` compute them), the hashes of its tokens (as `pushTokenHashes`), the
+   * sound-alike key when no `phoneticKey` rule applies (the key itself), and no keyword when
+   * neither a keyword's first four characters (`KEYWORD_STARTS`) nor a short lure word's shape
+   * (`WHOLE_TOKEN_SHAPES`) occurs in it. True when `foldAscii` would change `key` (then it is
+   * no key yet, and the folded text must be read instead).
+   */
+  private readAscii(key: string): boolean {
+    const length = key.length;
+    // Read into locals: an imported binding is read again on every use in a loop.
+    const base = HASH_BASE;
+    const maxHashed = MAX_HASHED;
+    const shapes = WHOLE_TOKEN_SHAPES;
+    const starts = KEYWORD_STARTS;
+    const prefix = PROBE_PREFIX;
+    const n = Math.min(length, maxHashed);
+    const tokens = PROBE_TOKENS;
+    let count = 0;
+    let foldable = false;
+    let h = 0;
+    let tokenHash = 0;
+    let tokenLength = 0;
+    let wordStart = 0;
+    let window = 0;
+    let mayHaveKeyword = false;
+    let mayHaveSound = false;
+    let previous = -1;
+    prefix[0] = 0;
+    for (let i = 0; i < length; i++) {
+      const c = key.charCodeAt(i);
+      if (i < n) prefix[i + 1] = h = (Math.imul(h, base) + c) | 0;
+      if (c === 0x2e || c === 0x2d || c === 0x5f) {
+        if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
+        tokenHash = 0;
+        tokenLength = 0;
+        if (c !== 0x5f) {
+          if (isWholeTokenShape(shapes, key, wordStart, i)) mayHaveKeyword = true;
+          wordStart = i + 1;
+        }
+      } else {
+        if (tokenLength < maxHashed) tokenHash = (Math.imul(tokenHash, base) + c) | 0;
+        tokenLength++;
+      }
+      window = (window << 8) | (c & 0xff);
+      if (i >= 3 && !mayHaveKeyword && starts.hasWindow(window)) mayHaveKeyword = true;
+      if (
+        !mayHaveSound &&
+        (c === 0x7a ||
+          (previous === 0x70 && c === 0x68) ||
+          (previous === 0x6b && c === 0x73) ||
+          (previous === 0x63 && (c === 0x73 || c === 0x6b || c === 0x65 || c === 0x69 || c === 0x79)))
+      )
+        mayHaveSound = true;
+      // `nextFold`'s patterns: `0`, `1`, `rn`, `vv`.
+      if (c === 0x30 || c === 0x31 || (previous === 0x72 && c === 0x6e) || (previous === 0x76 && c === 0x76)) foldable = true;
+      previous = c;
+    }
+    if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
+    if (isWholeTokenShape(shapes, key, wordStart, length)) mayHaveKeyword = true;
+    this.firstHash = h & 0x3fffffff;
+    this.hashedLength = n;
+    this.tokenCount = count;
+    this.keyword = mayHaveKeyword ? UNKNOWN : NO;
+    this.sound = mayHaveSound ? undefined : key;
+    this.soundHash = this.firstHash;
+    return foldable;
   }
 
   /** `phoneticKey` of the first key. */
@@ -481,11 +589,14 @@ class Probe {
 
   /** The deletion-neighbourhood hashes of the first key, in `neighbourhoodHashes` order (`count` of them). */
   firstNeighbourhood(): Int32Array {
-    if (this.neighbours === undefined) {
-      this.neighbourCount = neighbourhoodHashes(this.keys[0]!, undefined, PROBE_HASHES);
-      this.neighbours = PROBE_HASHES;
+    if (!this.hasNeighbours) {
+      this.neighbourCount =
+        this.hashedLength >= 0
+          ? deletionHashes(PROBE_PREFIX, this.hashedLength, PROBE_HASHES)
+          : neighbourhoodHashes(this.keys[0]!, undefined, PROBE_HASHES);
+      this.hasNeighbours = true;
     }
-    return this.neighbours;
+    return PROBE_HASHES;
   }
 
   get firstNeighbourCount(): number {
@@ -495,19 +606,38 @@ class Probe {
 
   /** `anyKeyword(keys)`. */
   hasKeyword(): boolean {
-    return (this.keyword ??= anyKeyword(this.keys));
+    if (this.keyword === UNKNOWN) this.keyword = anyKeyword(this.keys) ? YES : NO;
+    return this.keyword === YES;
   }
 
-  /** The `keyHash` of every token of an ASCII host's subdomain and folded label (`labelKey`). */
-  asciiTokenHashes(): readonly number[] {
-    if (this.tokenHashList === undefined) {
-      const out: number[] = [];
-      pushTokenHashes(this.keys[0]!, out);
-      if (this.host.subdomain !== '') pushTokenHashes(foldAscii(this.host.subdomain), out);
-      this.tokenHashList = out;
+  /**
+   * How many hashes `PROBE_TOKENS` holds once it holds the `keyHash` of every token of an ASCII
+   * host's folded label (`labelKey`) and subdomain.
+   */
+  asciiTokenCount(): number {
+    if (!this.allTokenHashes) {
+      if (this.tokenCount < 0) this.tokenCount = pushTokenHashes(this.keys[0]!, PROBE_TOKENS, 0);
+      const subdomain = this.host!.subdomain;
+      if (subdomain !== '') this.tokenCount = pushTokenHashes(foldAscii(subdomain), PROBE_TOKENS, this.tokenCount);
+      this.allTokenHashes = true;
     }
-    return this.tokenHashList;
+    return this.tokenCount;
   }
+}
+
+const UNKNOWN = 0;
+const NO = 1;
+const YES = 2;
+
+/** Prefix hashes of the live probe's ASCII key, for its neighbourhood. */
+const PROBE_PREFIX = new Int32Array(MAX_HASHED + 1);
+/** The live probe's token hashes: grown to the host's length when longer (a host has fewer tokens than characters). */
+let PROBE_TOKENS = new Int32Array(MAX_HASHED + 1);
+
+/** The text from `start` to `end` has the first character and length of a short lure word (`hasWholeTokenKeyword`'s test). */
+function isWholeTokenShape(shapes: Uint32Array, text: string, start: number, end: number): boolean {
+  const length = end - start;
+  return length >= 2 && length <= 7 && (shapes[text.charCodeAt(start) & 0x7f]! & (1 << length)) !== 0;
 }
 
 /**
@@ -542,6 +672,12 @@ class WordStartFilter {
 
   private static bitOf(window: number): number {
     return Math.imul(window, 0x9e3779b1) >>> (32 - WordStartFilter.LOG2_BITS);
+  }
+
+  /** The last four characters read, one byte each (as `mayContain` builds them), may start a word. */
+  hasWindow(window: number): boolean {
+    const bit = WordStartFilter.bitOf(window);
+    return (this.bits[bit >>> 5]! & (1 << (bit & 31))) !== 0;
   }
 
   mayContain(text: string): boolean {
@@ -613,6 +749,9 @@ function containsKeyword(text: string): boolean {
 const WHOLE_TOKEN_SHAPES = new Uint32Array(128);
 for (const word of WHOLE_TOKEN_KEYWORDS) WHOLE_TOKEN_SHAPES[word.charCodeAt(0) & 0x7f]! |= 1 << word.length;
 
+/** The probe `findLookalike` resets for each host. */
+const PROBE = new Probe();
+
 /** A token of `text` (split at hyphens and dots) that is one of the short lure words. */
 function hasWholeTokenKeyword(text: string): boolean {
   let start = 0;
@@ -652,6 +791,12 @@ export class LookalikeIndex {
   private readonly deletions = new Map<string, Map<number, IndexedSite[]>>();
   private lastSuffix: string | null = null;
   private lastDeletions: ReadonlyMap<number, readonly IndexedSite[]> | undefined = undefined;
+  /**
+   * The hashes of each suffix's `deletions` in a blocked filter: a host's neighbourhood probes
+   * miss there far more often than in `hashFilter` (all suffixes, one bit per hash).
+   */
+  private readonly neighbourFilters = new Map<string, BlockedFilter>();
+  private lastNeighbourFilter: BlockedFilter | undefined = undefined;
   /** One bit per neighbourhood hash (any suffix): most queries miss here and skip the map. */
   private readonly hashFilter: Uint32Array;
   /** Dotted embedding targets (`apple` + `com` in `apple.com.evil.net`): every site with a label of 4+. */
@@ -719,6 +864,7 @@ export class LookalikeIndex {
       .filter((b) => b.length >= MIN_COMBO_SUBSTRING)
       .sort((a, b) => b.length - a.length);
     this.distinctiveBrandScanner = new BrandScanner(substrings);
+    for (const [suffix, bySuffix] of this.deletions) this.neighbourFilters.set(suffix, new BlockedFilter([...bySuffix.keys()]));
     this.wordBrandList = [...this.wordBrands];
     this.dottedTargets.orInto(this.tokenFilter);
     this.gluedTargets.orInto(this.tokenFilter);
@@ -765,11 +911,13 @@ export class LookalikeIndex {
       if (this.deletionsOf(host.suffix!) !== undefined) {
         if (this.byPhoneticKey.mayHave(probe.firstSoundHash())) return true;
         const neighbours = probe.firstNeighbourhood();
-        const filter = this.hashFilter;
-        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (hashFilterHas(filter, neighbours[h]!)) return true;
+        // The neighbourhoods of this suffix alone (`deletionsOf` caches its filter too).
+        const filter = this.lastNeighbourFilter!;
+        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (filter.mayHave(neighbours[h]!)) return true;
       }
     }
-    if (probe.singleToken ? this.gluedTargets.mayHave(hash) : anyInFilter(probe.asciiTokenHashes(), this.tokenFilter)) return true;
+    if (probe.singleToken ? this.gluedTargets.mayHave(hash) : anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter))
+      return true;
     return probe.hasKeyword();
   }
 
@@ -802,7 +950,7 @@ export class LookalikeIndex {
     // those tables knows (the token hashes against the tables' filter tell), and then no token can match.
     const tokens = probe.singleToken
       ? null
-      : host.idn || anyInFilter(probe.asciiTokenHashes(), this.tokenFilter)
+      : host.idn || anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter)
         ? this.tokens(host, keys[0]!)
         : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
@@ -922,6 +1070,7 @@ export class LookalikeIndex {
     if (suffix !== this.lastSuffix) {
       this.lastSuffix = suffix;
       this.lastDeletions = this.deletions.get(suffix);
+      this.lastNeighbourFilter = this.neighbourFilters.get(suffix);
     }
     return this.lastDeletions;
   }
@@ -1265,9 +1414,13 @@ function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch 
   // Without a registrable domain, a label and a suffix no index and no homograph can match.
   if (registrable === null || host.label === null || host.suffix === null) return null;
   const { index: policyIndex, prefilter } = indexesOf(extra);
-  const probe = new Probe(host);
+  const probe = PROBE.reset(host);
   // Most ASCII hosts match nothing: the prefilter settles them in a few reads.
   if (!host.idn && !prefilter.mayMatchAscii(host, probe)) return null;
+  // A built-in site (or its subdomain by the registrable domain) is owned by the built-in index, so
+  // only the policy's can match it (its sites are never built-in ones, nor skeleton-only ones).
+  if (!host.idn && BUILT_IN_SITES.has(registrable))
+    return policyIndex !== null && policyIndex.mayMatchAscii(host, probe) ? policyIndex.matchProbe(host, probe) : null;
   // Then each index's own filters tell whether it can match (else its `matchProbe` is null).
   const builtInMay = host.idn || BUILT_IN_INDEX.mayMatchAscii(host, probe);
   const policyMay = policyIndex !== null && (host.idn || policyIndex.mayMatchAscii(host, probe));

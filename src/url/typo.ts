@@ -200,15 +200,37 @@ export function neighbourhoodHashes(text: string, filter?: Uint32Array, out: Int
   const n = Math.min(text.length, MAX_HASHED);
   PREFIX[0] = 0;
   for (let i = 0; i < n; i++) PREFIX[i + 1] = (Math.imul(PREFIX[i]!, HASH_BASE) + text.charCodeAt(i)) | 0;
-  const full = PREFIX[n]!;
+  if (filter === undefined) return deletionHashes(PREFIX, n, out);
+  return filteredDeletionHashes(PREFIX, n, filter, out);
+}
+
+/**
+ * `neighbourhoodHashes` of a text of `n` characters (at most `MAX_HASHED`) from its prefix
+ * hashes (`prefix[i]` is the hash of its first `i` characters, as `keyHash` computes them),
+ * for a caller that computed them while reading the text for something else.
+ */
+export function deletionHashes(prefix: Int32Array, n: number, out: Int32Array): number {
+  const powers = POWERS;
+  const full = prefix[n]!;
+  out[0] = full & 0x3fffffff;
+  for (let i = 0; i < n; i++) {
+    const power = powers[n - 1 - i]!;
+    const after = (full - Math.imul(prefix[i + 1]!, power)) | 0;
+    out[i + 1] = ((Math.imul(prefix[i]!, power) + after) | 0) & 0x3fffffff;
+  }
+  return n + 1;
+}
+
+function filteredDeletionHashes(prefix: Int32Array, n: number, filter: Uint32Array, out: Int32Array): number {
+  const full = prefix[n]!;
   let count = 0;
   let hash = full & 0x3fffffff;
-  if (filter === undefined || hashFilterHas(filter, hash)) out[count++] = hash;
+  if (hashFilterHas(filter, hash)) out[count++] = hash;
   for (let i = 0; i < n; i++) {
     const tail = n - 1 - i;
-    const after = (full - Math.imul(PREFIX[i + 1]!, POWERS[tail]!)) | 0;
-    hash = ((Math.imul(PREFIX[i]!, POWERS[tail]!) + after) | 0) & 0x3fffffff;
-    if (filter === undefined || hashFilterHas(filter, hash)) out[count++] = hash;
+    const after = (full - Math.imul(prefix[i + 1]!, POWERS[tail]!)) | 0;
+    hash = ((Math.imul(prefix[i]!, POWERS[tail]!) + after) | 0) & 0x3fffffff;
+    if (hashFilterHas(filter, hash)) out[count++] = hash;
   }
   return count;
 }

@@ -54,26 +54,50 @@ export type EraClaim = 'legacy' | 'modern' | 'probe' | null;
  */
 export function claimOf(request: JsonRpcRequest): EraClaim {
   // Read with `field`: the host built this message (see `field`).
-  const method = field(request, 'method');
+  return claimFrom(field(request, 'method'), versionIn(metaOf(request)));
+}
+
+/** `claimOf`, from the request's method and its `_meta` version as already read. */
+export function claimFrom(method: unknown, version: string | null): EraClaim {
   if (method === 'initialize') return 'legacy';
-  const version = protocolVersionOf(request);
   if (method === ModernMethod.discover) return version !== null && version >= FIRST_MODERN_REVISION ? 'probe' : null;
   if (version !== null && version >= FIRST_MODERN_REVISION) return 'modern';
   return null;
 }
 
-/** `_meta["io.modelcontextprotocol/protocolVersion"]` of a request, when it is a string. */
-export function protocolVersionOf(request: { params?: Record<string, unknown> }): string | null {
-  const meta = (field(request, 'params') as Record<string, unknown> | undefined)?._meta;
+/**
+ * `request.params?._meta`, read with `field`: SDK v2 gives the params of each request a hidden class
+ * of its own, on which a plain read misses V8's caches (see `field`).
+ */
+export function metaOf(request: object): unknown {
+  return metaIn(field(request, 'params'));
+}
+
+/** `metaOf`, from the request's `params` as already read. */
+export function metaIn(params: unknown): unknown {
+  return typeof params === 'object' && params !== null ? field(params, '_meta') : (params as { _meta?: unknown } | undefined)?._meta;
+}
+
+/** `_meta["io.modelcontextprotocol/protocolVersion"]` of a request's `_meta` (see `metaOf`), when it is a string. */
+export function versionIn(meta: unknown): string | null {
   if (!isRecord(meta)) return null;
   const version = meta[ModernMetaKey.protocolVersion];
   return typeof version === 'string' ? version : null;
 }
 
+/** The capabilities a request's `_meta` (see `metaOf`) declares; absent → `undefined`. */
+export function capabilitiesIn(meta: unknown): unknown {
+  return isRecord(meta) ? meta[ModernMetaKey.clientCapabilities] : undefined;
+}
+
+/** `_meta["io.modelcontextprotocol/protocolVersion"]` of a request, when it is a string. */
+export function protocolVersionOf(request: { params?: Record<string, unknown> }): string | null {
+  return versionIn(metaOf(request));
+}
+
 /** The capabilities this one request declares (`_meta[...clientCapabilities]`); absent → `undefined`. */
 export function capabilitiesOf(request: { params?: Record<string, unknown> }): unknown {
-  const meta = request.params?._meta;
-  return isRecord(meta) ? meta[ModernMetaKey.clientCapabilities] : undefined;
+  return capabilitiesIn(metaOf(request));
 }
 
 /** A copy of the request whose `_meta[...clientCapabilities]` is `capabilities` (removed when `undefined`). */
@@ -191,11 +215,15 @@ export interface RetryParts {
 
 /** O(1): the retry parts of a request (no copy). */
 export function retryPartsOf(request: JsonRpcRequest): RetryParts {
-  const params = request.params;
+  return retryPartsIn(field(request, 'params'));
+}
+
+/** `retryPartsOf`, from the request's `params` as already read. */
+export function retryPartsIn(params: unknown): RetryParts {
   if (params === undefined) return NO_RETRY;
   // Read with `field`: SDK v2 gives the params of each request a hidden class of its own (see `field`).
-  const responses = field(params, 'inputResponses');
-  const state = field(params, 'requestState');
+  const responses = field(params as object, 'inputResponses');
+  const state = field(params as object, 'requestState');
   if (responses === undefined && state === undefined) return NO_RETRY;
   return {
     inputResponses: responses === undefined ? undefined : isRecord(responses) ? responses : null,

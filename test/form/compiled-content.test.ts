@@ -102,7 +102,8 @@ describe('compileContentCheck agrees with checkContent', () => {
         { numRuns: 40, seed: 17 },
       );
     }
-  });
+    // About 1,150 forms × 40 answers: a second or two alone, several seconds on a busy machine.
+  }, 60_000);
 
   it('on schemas that are not allowed form schemas, and on no schema at all', () => {
     const schemas: unknown[] = [

@@ -7,10 +7,11 @@ export interface Upstream {
   start(handlers: UpstreamHandlers): Promise<void>;
   /**
    * Sends one message. `line`, when given, is the message's original text, known to mean exactly
-   * `message` (see `isFaithfulLine`): a transport that writes lines may write it as it is. A
+   * `message` (see `isFaithfulLine`): a transport that writes lines may write it as it is, or
+   * `bytes` where given (exactly the UTF-8 of `line` and a newline, see `LineHandler`). A
    * transport that sends synchronously returns nothing (and throws when it cannot send).
    */
-  send(message: JsonRpcMessage, line?: string): Promise<void> | void;
+  send(message: JsonRpcMessage, line?: string, bytes?: Buffer): Promise<void> | void;
   /** Ends the session: closes the server's input and waits for it to exit. */
   close(): Promise<void>;
   /** Passes a signal on (child processes only). */
@@ -19,10 +20,10 @@ export interface Upstream {
 
 export interface UpstreamHandlers {
   /**
-   * One message, with the line it was read from where the transport reads lines, and the keys
-   * `readLines` counted in that line (see `keysMatch`).
+   * One message, with the line it was read from where the transport reads lines, the keys
+   * `readLines` counted in that line (see `keysMatch`) and the line's bytes (see `LineHandler`).
    */
-  onMessage(message: unknown, line?: string, keys?: number): void;
+  onMessage(message: unknown, line?: string, keys?: number, bytes?: Buffer): void;
   /** A line that is not JSON: logged by the proxy, never forwarded. */
   onMalformed(detail: string): void;
   /**
@@ -73,7 +74,7 @@ export class ChildUpstream implements Upstream {
     child.stdin!.on('error', (error) => handlers.onError(error));
     readLines(
       child.stdout!,
-      (line, keys) => {
+      (line, keys, bytes) => {
         if (isBlank(line)) return;
         let message: unknown;
         try {
@@ -82,7 +83,7 @@ export class ChildUpstream implements Upstream {
           handlers.onMalformed(`server wrote a line that is not JSON (${line.length} characters)`);
           return;
         }
-        handlers.onMessage(message, line, keys);
+        handlers.onMessage(message, line, keys, bytes);
       },
       (bytes) => handlers.onMalformed(`server wrote a line of ${bytes} bytes, over the limit`),
     );
@@ -95,11 +96,11 @@ export class ChildUpstream implements Upstream {
     });
   }
 
-  send(message: JsonRpcMessage, line?: string): void {
+  send(message: JsonRpcMessage, line?: string, bytes?: Buffer): void {
     const stdin = this.#child?.stdin;
     if (stdin === undefined || stdin === null || stdin.destroyed || this.#writer === null) throw new Error('the server is not running');
     if (line === undefined) this.#writer.message(message);
-    else this.#writer.line(line);
+    else this.#writer.line(line, bytes);
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 
 /** The longest line accepted from either side (the SDK's stdio default buffer). */
@@ -14,55 +15,81 @@ export const UNFAITHFUL = -1;
 /** The longest run of digits a JSON integer may have and still be read as the same number by every parser (2^53 has 16). */
 const MAX_EXACT_DIGITS = 15;
 
+/** What the scan stops at, by byte: outside strings a quote, a colon, a newline, a minus or a digit; inside them a quote, a newline, a backslash. */
+const QUOTE = 1;
+const COLON = 2;
+const NEWLINE = 3;
+const NUMBER = 4;
+const BACKSLASH = 5;
+const OUTSIDE = new Uint8Array(256);
+const INSIDE = new Uint8Array(256);
+const DIGIT = new Uint8Array(256);
+OUTSIDE[0x22] = QUOTE;
+OUTSIDE[0x3a] = COLON;
+OUTSIDE[0x0a] = NEWLINE;
+OUTSIDE[0x2d] = NUMBER;
+for (let d = 0x30; d <= 0x39; d++) OUTSIDE[d] = NUMBER;
+for (let d = 0x30; d <= 0x39; d++) DIGIT[d] = 1;
+INSIDE[0x22] = QUOTE;
+INSIDE[0x0a] = NEWLINE;
+INSIDE[0x5c] = BACKSLASH;
+
 /**
  * Scans one line's bytes from `from` up to the first newline or `to`, whichever comes first, and
  * returns where it stopped; the line's keys (or `UNFAITHFUL`) are left in `scanned`. One pass, no
  * allocation: strings are skipped byte by byte (their escapes included), and outside them a colon
  * counts as a key and a number that not every parser reads as the same double marks the line
- * unfaithful: a fraction, an exponent, a sign on zero, or more than 15 digits.
+ * unfaithful: a fraction, an exponent, a sign on zero, or more than 15 digits. Each byte costs one
+ * table look-up (`OUTSIDE`, `INSIDE`) unless it is one of those few.
  */
 function scanLine(data: Uint8Array, from: number, to: number): number {
   let keys = 0;
   let i = from;
   while (i < to) {
-    const c = data[i]!;
-    if (c === 0x22) {
+    const kind = OUTSIDE[data[i]!]!;
+    if (kind === 0) i++;
+    else if (kind === QUOTE) {
       // A string: up to the next quote that no backslash escapes. A newline ends the line even here.
       const open = i;
       i++;
+      let inside = 0;
       for (;;) {
         if (i >= to) return unfaithful(to);
-        const d = data[i]!;
-        if (d === 0x22) break;
-        if (d === 0x0a) return unfaithful(i);
-        if (d === 0x5c) {
+        inside = INSIDE[data[i]!]!;
+        if (inside === 0) {
+          if (i - open > LONG_STRING) break;
+          i++;
+        } else if (inside === QUOTE) break;
+        else if (inside === NEWLINE) return unfaithful(i);
+        else {
           if (i + 1 < to && data[i + 1] === 0x0a) return unfaithful(i + 1);
           i += 2;
-        } else if (i - open > LONG_STRING) {
-          // A long string: the rest of it by indexOf, which is faster per byte than this loop.
-          const close = closingQuote(data, i, to);
-          const nl = data.indexOf(0x0a, i);
-          if (nl !== -1 && nl < to && (close === -1 || nl < close)) return unfaithful(nl);
-          if (close === -1) return unfaithful(to);
-          i = close;
-          break;
-        } else i++;
+        }
+      }
+      if (inside !== QUOTE) {
+        // A long string (at a byte that is no backslash): the rest of it by indexOf, which is faster per byte than this loop.
+        const close = closingQuote(data, i, to);
+        const nl = data.indexOf(0x0a, i);
+        if (nl !== -1 && nl < to && (close === -1 || nl < close)) return unfaithful(nl);
+        if (close === -1) return unfaithful(to);
+        i = close;
       }
       i++;
-    } else if (c === 0x3a) {
+    } else if (kind === COLON) {
       keys++;
       i++;
-    } else if (c === 0x0a) break;
-    else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+    } else if (kind === NEWLINE) break;
+    else {
       // A number: only an integer of at most 15 digits, not -0, goes through unchanged.
+      const c = data[i]!;
       let k = c === 0x2d ? i + 1 : i;
       const first = k;
-      while (k < to && data[k]! >= 0x30 && data[k]! <= 0x39) k++;
+      while (k < to && DIGIT[data[k]!] === 1) k++;
       const next = k < to ? data[k] : 0;
       if ((c === 0x2d && data[first] === 0x30) || k - first > MAX_EXACT_DIGITS || next === 0x2e || next === 0x65 || next === 0x45)
         return unfaithful(skipToNewline(data, k, to));
       i = k;
-    } else i++;
+    }
   }
   scanned = keys;
   return i;
@@ -95,16 +122,36 @@ function skipToNewline(data: Uint8Array, from: number, to: number): number {
   return nl === -1 || nl > to ? to : nl;
 }
 
-/** Receives each complete line (without its newline and a CR before it) and its keys (see `UNFAITHFUL`). */
-export type LineHandler = (line: string, keys: number) => void;
+/**
+ * Receives each complete line (without its newline and a CR before it) and its keys (see
+ * `UNFAITHFUL`). `bytes`, when given, are the line's own bytes followed by its newline, exactly the
+ * UTF-8 of `line + '\n'`: a writer may pass them on as they are instead of encoding `line` again.
+ * They are given for a line that is a chunk's only one (a view of the chunk, never copied) or that
+ * several chunks made up and that ends the lines of its last chunk; not for a line that ended in
+ * CR LF, nor for the lines of a chunk that holds several (a view each would cost more than the
+ * text they are cut from, and text and bytes are written together only by copying).
+ */
+export type LineHandler = (line: string, keys: number, bytes?: Buffer) => void;
+
+/** U+FFFD in UTF-8: decoding puts it in place of bytes that are not UTF-8. */
+const REPLACEMENT = Buffer.from('\uFFFD');
+
+/**
+ * Whether `bytes` decode to text without a U+FFFD: they are UTF-8 (so decoding replaced nothing) and
+ * hold no encoded U+FFFD of their own. Both checks are native passes over the bytes, far cheaper
+ * than searching the decoded text.
+ */
+function decodesClean(bytes: Buffer): boolean {
+  return isUtf8(bytes) && bytes.indexOf(REPLACEMENT) === -1;
+}
 
 /**
  * Splits a byte stream into newline-delimited lines (MCP's stdio framing), without ever holding
  * more than one line plus a chunk. A line over `maxBytes` is reported to `onOversized` and skipped.
  * The complete lines of a chunk are found and checked for parser differentials in one pass over
  * the bytes, then decoded with one `toString` (a newline byte is never part of a multi-byte UTF-8
- * sequence, so this decodes exactly as line by line would); a line that held bytes other than
- * ASCII and decodes to a U+FFFD (perhaps bytes that were not UTF-8) is unfaithful.
+ * sequence, so this decodes exactly as line by line would); a line that decodes to a U+FFFD
+ * (perhaps bytes that were not UTF-8) is unfaithful.
  */
 export function readLines(stream: Readable, onLine: LineHandler, onOversized: (bytes: number) => void, maxBytes = MAX_LINE_BYTES): void {
   let pending: Buffer[] = [];
@@ -114,10 +161,12 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
   const ends: number[] = [];
   const keys: number[] = [];
   let busy = false;
-  // `ascii`: the line is known to be ASCII, so it cannot hold a U+FFFD.
-  const emit = (text: string, lineKeys: number, ascii: boolean) => {
-    const line = text.charCodeAt(text.length - 1) === 0x0d ? text.slice(0, -1) : text;
-    onLine(line, ascii || lineKeys === UNFAITHFUL || !line.includes('\uFFFD') ? lineKeys : UNFAITHFUL);
+  // `clean`: the line is known to hold no U+FFFD. `bytes`: its bytes with the newline, where a view of them costs nothing extra.
+  const emit = (text: string, lineKeys: number, clean: boolean, bytes: Buffer | undefined) => {
+    if (text.charCodeAt(text.length - 1) === 0x0d) {
+      const line = text.slice(0, -1);
+      onLine(line, clean || lineKeys === UNFAITHFUL || !line.includes('\uFFFD') ? lineKeys : UNFAITHFUL);
+    } else onLine(text, clean || lineKeys === UNFAITHFUL || !text.includes('\uFFFD') ? lineKeys : UNFAITHFUL, bytes);
   };
   // Whatever the lines of one chunk make the proxy write goes out when the chunk is done (see LineWriter).
   stream.on('data', (chunk: Buffer | string) => {
@@ -132,6 +181,8 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
   function onData(chunk: Buffer | string): void {
     const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const length = data.length;
+    // The lines of this chunk end at its last newline; the start of a line after it is kept unscanned (it is scanned once whole).
+    const to = data[length - 1] === 0x0a ? length : data.lastIndexOf(0x0a) + 1;
     let start = 0;
     if (pendingBytes > 0 || skipping) {
       const first = data.indexOf(0x0a);
@@ -144,10 +195,17 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
         const bytes = pendingBytes + first;
         if (bytes > maxBytes) onOversized(bytes);
         else {
-          pending.push(data.subarray(0, first));
+          pending.push(data.subarray(0, first + 1));
           const line = Buffer.concat(pending);
-          scanLine(line, 0, line.length);
-          emit(line.toString('utf8'), scanned, false);
+          scanLine(line, 0, bytes);
+          const text = line.toString('utf8', 0, bytes);
+          // Its bytes when no line follows in this chunk (else the lines go as text, written together with this one).
+          emit(
+            text,
+            scanned,
+            (text.length === bytes && !text.includes('\uFFFD')) || decodesClean(line),
+            first + 1 === to ? line : undefined,
+          );
         }
       }
       pending = [];
@@ -160,9 +218,9 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
     const lineKeys = busy ? [] : keys;
     let count = 0;
     let from = start;
-    for (;;) {
-      const end = scanLine(data, from, length);
-      if (end >= length) break;
+    while (from < to) {
+      // A newline is at `to - 1` at the latest, so the scan always ends at one.
+      const end = scanLine(data, from, to);
       lineEnds[count] = end;
       lineKeys[count] = scanned;
       count++;
@@ -177,18 +235,25 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
           const text = data.toString('utf8', start, last);
           // As many characters as bytes and no U+FFFD (one per byte that is not UTF-8): ASCII, characters are bytes.
           if (text.length === last - start && !text.includes('\uFFFD')) {
-            let at = 0;
-            for (let j = 0; j < count; j++) {
-              const end = lineEnds[j]! - start;
-              emit(j === 0 && end === text.length ? text : text.slice(at, end), lineKeys[j]!, true);
-              at = end + 1;
+            if (count === 1) emit(text, lineKeys[0]!, true, start === 0 && last === length - 1 ? data : data.subarray(start, last + 1));
+            else {
+              let at = 0;
+              for (let j = 0; j < count; j++) {
+                const end = lineEnds[j]! - start;
+                emit(text.slice(at, end), lineKeys[j]!, true, undefined);
+                at = end + 1;
+              }
             }
           } else {
-            let at = 0;
-            for (let j = 0; j < count; j++) {
-              const nl = j === count - 1 ? text.length : text.indexOf('\n', at);
-              emit(at === 0 && nl === text.length ? text : text.slice(at, nl), lineKeys[j]!, false);
-              at = nl + 1;
+            const clean = decodesClean(data.subarray(start, last));
+            if (count === 1) emit(text, lineKeys[0]!, clean, start === 0 && last === length - 1 ? data : data.subarray(start, last + 1));
+            else {
+              let at = 0;
+              for (let j = 0; j < count; j++) {
+                const nl = j === count - 1 ? text.length : text.indexOf('\n', at);
+                emit(text.slice(at, nl), lineKeys[j]!, clean, undefined);
+                at = nl + 1;
+              }
             }
           }
         } else {
@@ -196,9 +261,7 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
           for (let j = 0; j < count; j++) {
             const nl = lineEnds[j]!;
             if (nl - at > maxBytes) onOversized(nl - at);
-            else {
-              emit(data.toString('utf8', at, nl), lineKeys[j]!, false);
-            }
+            else emit(data.toString('utf8', at, nl), lineKeys[j]!, false, undefined);
             at = nl + 1;
           }
         }
@@ -256,8 +319,13 @@ function endBatch(): void {
  */
 export class LineWriter {
   readonly #stream: Writable;
-  /** The queued lines, each with its newline. */
-  #pending = '';
+  /**
+   * What is queued, in order: text (lines with their newlines, run together) and original bytes
+   * (a line `readLines` read, with its newline). Mostly one part (`#first`); `#more` holds the
+   * others when text and bytes alternate.
+   */
+  #first: string | Buffer | undefined = undefined;
+  #more: (string | Buffer)[] | null = null;
   #scheduled = false;
 
   constructor(stream: Writable) {
@@ -269,24 +337,39 @@ export class LineWriter {
     this.line(JSON.stringify(message));
   }
 
-  /** Queues one line (without its newline). */
-  line(text: string): void {
-    this.#pending = this.#pending === '' ? text + '\n' : this.#pending + text + '\n';
+  /**
+   * Queues one line (without its newline). `bytes`, when given, are exactly the UTF-8 of `text`
+   * and its newline (see `LineHandler`), and are written instead of encoding `text` again.
+   */
+  line(text: string, bytes?: Buffer): void {
+    const first = this.#first;
+    if (first === undefined) this.#first = bytes ?? text + '\n';
+    else if (bytes === undefined && this.#more === null && typeof first === 'string') this.#first = first + text + '\n';
+    else this.#append(bytes ?? text + '\n');
     if (this.#scheduled) return;
     this.#scheduled = true;
     if (batchDepth > 0) dirty[dirtyCount++] = this;
     else queueMicrotask(this.#flushLater);
   }
 
+  #append(part: string | Buffer): void {
+    const more = (this.#more ??= []);
+    const tail = more.length === 0 ? undefined : more[more.length - 1];
+    if (typeof part === 'string' && typeof tail === 'string') more[more.length - 1] = tail + part;
+    else more.push(part);
+  }
+
   /** Writes what is queued, in one write. */
   flush(): void {
     this.#scheduled = false;
-    const text = this.#pending;
-    if (text === '') return;
-    this.#pending = '';
+    const first = this.#first;
+    if (first === undefined) return;
+    const more = this.#more;
+    this.#first = undefined;
+    this.#more = null;
     const stream = this.#stream;
     if (stream.destroyed || stream.writableEnded) return;
-    stream.write(text);
+    stream.write(more === null ? first : Buffer.concat([first, ...more].map((p) => (typeof p === 'string' ? Buffer.from(p) : p))));
   }
 
   readonly #flushLater = (): void => this.flush();

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { GuardEvent } from '../../core/events.js';
 import { executeDecision, type DecisionSinks } from '../../core/decision.js';
-import type { Guard } from '../../core/guard.js';
+import { judgeInbound, judgeOutbound, type Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { GuardCode } from '../../protocol/errors.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
@@ -24,11 +24,12 @@ export interface ProxyOptions {
 /** Host requests the server has not answered yet, at most this many (the oldest are forgotten first). */
 const MAX_PENDING = 65_536;
 
-/** Where a message came from: the object parsed from the line (the line and its keys too, where a transport reads lines). */
+/** Where a message came from: the object parsed from the line (the line, its keys and bytes too, where a transport reads lines). */
 interface Source {
   readonly parsed: unknown;
   readonly line: string | undefined;
   readonly keys: number | undefined;
+  readonly bytes: Buffer | undefined;
 }
 
 /** Events the host hears about as `notifications/message`, so a host that draws its own UI can tell the user. */
@@ -63,7 +64,9 @@ export class ElicitationProxy {
       if ('method' in message && 'id' in message && isJsonRpcId(message.id) && message.id !== null) this.#track(message.id);
       let sent: Promise<void> | void;
       try {
-        sent = this.#options.upstream.send(message, this.#original(message, source));
+        sent = this.#faithful(message, source)
+          ? this.#options.upstream.send(message, source.line, source.bytes)
+          : this.#options.upstream.send(message);
       } catch (error) {
         this.#notSent(message, error as Error);
         return;
@@ -77,9 +80,8 @@ export class ElicitationProxy {
   readonly #fromServerSinks: DecisionSinks<Source> = {
     forward: (message, source) => {
       const shown = forHost(message);
-      const original = this.#original(shown, source);
-      if (original === undefined) this.#toHost(shown);
-      else if (!this.#hostClosed) this.#hostWriter.line(original);
+      if (!this.#faithful(shown, source)) this.#toHost(shown);
+      else if (!this.#hostClosed) this.#hostWriter.line(source.line!, source.bytes);
     },
     reply: (message) => {
       const notSent = (error: Error) => this.#options.log(`mcp-elicitation-guard: could not answer the server: ${error.message}`);
@@ -102,7 +104,7 @@ export class ElicitationProxy {
   async run(): Promise<number> {
     const { upstream, hostInput, log } = this.#options;
     await upstream.start({
-      onMessage: (message, line, keys) => this.#fromServer(message, line, keys),
+      onMessage: (message, line, keys, bytes) => this.#fromServer(message, line, keys, bytes),
       onMalformed: (detail) => log(`mcp-elicitation-guard: ${detail}; dropped`),
       onStart: ({ pid, command }) =>
         this.#options.lifecycle?.('info', `server started: ${command}${pid === undefined ? '' : ` (pid ${pid})`}`),
@@ -119,7 +121,7 @@ export class ElicitationProxy {
     });
     readLines(
       hostInput,
-      (line, keys) => this.#fromHostLine(line, keys),
+      (line, keys, bytes) => this.#fromHostLine(line, keys, bytes),
       (bytes) => {
         log(`mcp-elicitation-guard: host wrote a line of ${bytes} bytes, over the limit; answered with a parse error`);
         this.#toHost(errorResponse(null, RpcCode.parseError, 'Parse error: line too long'));
@@ -178,7 +180,7 @@ export class ElicitationProxy {
     this.#toHost({ jsonrpc: '2.0', method: Method.logMessage, params: { level: 'warning', logger: 'mcp-elicitation-guard', data } });
   }
 
-  #fromHostLine(line: string, keys: number): void {
+  #fromHostLine(line: string, keys: number, bytes: Buffer | undefined): void {
     if (isBlank(line)) return;
     let message: unknown;
     try {
@@ -194,10 +196,13 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    void executeDecision(this.#options.guard.outbound(message), this.#toServer, { parsed: message, line, keys });
+    const source: Source = { parsed: message, line, keys, bytes };
+    const decision = judgeOutbound(this.#options.guard, message);
+    if (decision === null) void this.#toServer.forward(message as JsonRpcMessage, source);
+    else void executeDecision(decision, this.#toServer, source);
   }
 
-  #fromServer(message: unknown, line?: string, keys?: number): void {
+  #fromServer(message: unknown, line?: string, keys?: number, bytes?: Buffer): void {
     // An answer (whatever the guard then does with it) means the request is no longer the proxy's to answer.
     if (this.#pending.size > 0 && isRecord(message) && !('method' in message) && isJsonRpcId(message.id) && message.id !== null)
       this.#pending.delete(message.id);
@@ -205,19 +210,23 @@ export class ElicitationProxy {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    void executeDecision(this.#options.guard.inbound(message), this.#fromServerSinks, { parsed: message, line, keys });
+    const source: Source = { parsed: message, line, keys, bytes };
+    const decision = judgeInbound(this.#options.guard, message);
+    if (decision === null) void this.#fromServerSinks.forward(message as JsonRpcMessage, source);
+    else void executeDecision(decision, this.#fromServerSinks, source);
   }
 
   /**
-   * The original line of a message the guard forwards as it is (the very object parsed from it),
-   * when that line means the same to every parser (its keys as `readLines` counted them match the
-   * parsed value's, see `isFaithfulLine`, which checks a line an upstream gave without its keys);
-   * otherwise undefined and the message is serialised again, as the guard saw it.
+   * Whether the original line of a message may go on instead of the message serialised again: the
+   * guard forwards it as it is (the very object parsed from it), and the line means the same to
+   * every parser (its keys as `readLines` counted them match the parsed value's, see
+   * `isFaithfulLine`, which checks a line an upstream gave without its keys). Otherwise the message
+   * is serialised again, as the guard saw it.
    */
-  #original(forwarded: JsonRpcMessage, source: Source): string | undefined {
+  #faithful(forwarded: JsonRpcMessage, source: Source): boolean {
     const { line, keys } = source;
-    if (line === undefined || forwarded !== source.parsed) return undefined;
-    return (keys === undefined ? isFaithfulLine(line, forwarded) : keysMatch(keys, forwarded)) ? line : undefined;
+    if (line === undefined || forwarded !== source.parsed) return false;
+    return keys === undefined ? isFaithfulLine(line, forwarded) : keysMatch(keys, forwarded);
   }
 
   #toHost(message: JsonRpcMessage): void {

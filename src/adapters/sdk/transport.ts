@@ -1,5 +1,5 @@
 import { executeDecision, type DecisionSinks } from '../../core/decision.js';
-import type { Guard } from '../../core/guard.js';
+import { judgeInbound, judgeOutbound, type Guard } from '../../core/guard.js';
 
 /**
  * What the decorator needs of a client transport: the members SDK v1 (`@modelcontextprotocol/sdk`)
@@ -23,14 +23,16 @@ export interface GuardableTransport {
  * `Protocol.connect()` takes over a transport's callbacks, so a component that must block messages
  * has to sit below it: this decorator owns the inner transport's `onmessage` and calls the outer one
  * only after judging. Messages the guard forwards untouched are passed on as the same object, with no
- * await.
+ * await and no Decision made for them.
  *
  * It is a faithful decorator: it owns `start`, `send`, `onmessage`, `onerror` and `onclose`, and
  * every other member is the inner transport's own, read at the moment it is asked for (`sessionId`,
  * `setProtocolVersion`, `hasPerRequestStream` of the Streamable HTTP transport, which decides how
  * SDK v2 cancels a request, `terminateSession`, the stdio transport's server parameters and
- * `pid`/`stderr`, …); its prototype is the inner transport's, so `instanceof` answers as for the
- * inner one. When SDK v2 probes the era of a stdio server on a throwaway sibling process, the
+ * `pid`/`stderr`, …), and `instanceof` answers as for the inner one. The members it owns are its own
+ * plain properties, so the SDK's read of `send` on every request costs what any property read does;
+ * everything else is reached through a proxy one step up its prototype chain, whose own prototype
+ * is the inner transport's. When SDK v2 probes the era of a stdio server on a throwaway sibling process, the
  * sibling it builds is guarded by the same guard, so even the probe's `server/discover` is narrowed.
  *
  * @example
@@ -38,8 +40,9 @@ export interface GuardableTransport {
  *   await client.connect(guardTransport(new StdioClientTransport({ command: 'my-server' }), guard));
  */
 export function guardTransport<T extends GuardableTransport>(transport: T, guard: Guard): Guarded<T> {
-  const core = new GuardedTransport(transport, guard);
-  return new Proxy(core, new Faithful(transport, guard)) as unknown as Guarded<T>;
+  const decorator = new GuardedTransport(transport, guard);
+  Object.setPrototypeOf(decorator, new Proxy(Object.create(null) as object, new Faithful(transport, guard)));
+  return decorator as unknown as Guarded<T>;
 }
 
 /** The inner transport's type, plus the optional members every MCP transport may have (read from the inner one). */
@@ -48,8 +51,12 @@ export type Guarded<T> = T & { readonly sessionId?: string | undefined; setProto
 /** The members the decorator owns; everything else belongs to the inner transport. */
 const OWNED: ReadonlySet<PropertyKey> = new Set(['start', 'send', 'onmessage', 'onerror', 'onclose']);
 
-/** Reads and writes what the decorator does not own on the inner transport, methods bound to it. */
-class Faithful<T extends GuardableTransport> implements ProxyHandler<GuardedTransport> {
+/**
+ * One step up the decorator's prototype chain: reads, writes and `in` tests of every member the
+ * decorator does not own (its own members never get here) go to the inner transport, methods bound
+ * to it. Its prototype is the inner transport's, so `instanceof` answers as for the inner one.
+ */
+class Faithful<T extends GuardableTransport> implements ProxyHandler<object> {
   readonly #inner: T;
   readonly #guard: Guard;
   /** Bound methods, one per function, so a member read twice is the same function both times. */
@@ -61,28 +68,24 @@ class Faithful<T extends GuardableTransport> implements ProxyHandler<GuardedTran
     this.#guard = guard;
   }
 
-  get(core: GuardedTransport, key: PropertyKey): unknown {
-    if (OWNED.has(key)) {
-      const value: unknown = Reflect.get(core, key, core);
-      // The decorator's own methods use private state: bound to it, whoever calls them.
-      return typeof value === 'function' && Object.hasOwn(core, key) === false ? this.#bind(value, core) : value;
-    }
+  get(_target: object, key: PropertyKey): unknown {
+    // A member the decorator owns reaches here only once deleted from it: it is gone.
+    if (OWNED.has(key)) return undefined;
     if (key === 'constructor') return this.#siblingConstructor();
     const inner = this.#inner;
     const value: unknown = Reflect.get(inner, key, inner);
     return typeof value === 'function' ? this.#bind(value, inner) : value;
   }
 
-  set(core: GuardedTransport, key: PropertyKey, value: unknown): boolean {
-    return OWNED.has(key) ? Reflect.set(core, key, value, core) : Reflect.set(this.#inner, key, value, this.#inner);
+  set(_target: object, key: PropertyKey, value: unknown, receiver: unknown): boolean {
+    // An owned member written after it was deleted becomes the decorator's own again.
+    if (OWNED.has(key))
+      return Reflect.defineProperty(receiver as object, key, { value, writable: true, enumerable: true, configurable: true });
+    return Reflect.set(this.#inner, key, value, this.#inner);
   }
 
-  has(core: GuardedTransport, key: PropertyKey): boolean {
-    return OWNED.has(key) || key in this.#inner || Reflect.has(core, key);
-  }
-
-  deleteProperty(core: GuardedTransport, key: PropertyKey): boolean {
-    return OWNED.has(key) ? Reflect.deleteProperty(core, key) : Reflect.deleteProperty(this.#inner, key);
+  has(_target: object, key: PropertyKey): boolean {
+    return key in this.#inner;
   }
 
   getPrototypeOf(): object | null {
@@ -125,9 +128,11 @@ function asError(error: unknown): Error {
 }
 
 class GuardedTransport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: unknown, extra?: unknown) => void;
+  onclose?: (() => void) | undefined = undefined;
+  onerror?: ((error: Error) => void) | undefined = undefined;
+  onmessage?: ((message: unknown, extra?: unknown) => void) | undefined = undefined;
+  declare readonly start: () => Promise<void>;
+  declare readonly send: (message: unknown, options?: unknown) => Promise<void>;
   readonly #inner: GuardableTransport;
   readonly #guard: Guard;
   /** Host → server: on to the server with the host's send options; answers go back to the host. */
@@ -149,17 +154,37 @@ class GuardedTransport {
   constructor(inner: GuardableTransport, guard: Guard) {
     this.#inner = inner;
     this.#guard = guard;
+    // Own members (the prototype chain leads to the inner transport), not enumerable as methods are not.
+    Object.defineProperties(this, {
+      start: { value: () => this.#start(), writable: true, configurable: true },
+      send: { value: (message: unknown, options?: unknown) => this.#send(message, options), writable: true, configurable: true },
+      // Read by SDK v2 on every request: the inner transport's value, read when asked for, without
+      // a trip through the proxy (`in` is then true whatever the inner transport has).
+      hasPerRequestStream: {
+        get: () => (inner as { hasPerRequestStream?: unknown }).hasPerRequestStream,
+        set: (value: unknown) => {
+          (inner as { hasPerRequestStream?: unknown }).hasPerRequestStream = value;
+        },
+        configurable: true,
+      },
+    });
   }
 
-  start(): Promise<void> {
+  #start(): Promise<void> {
     const inner = this.#inner;
-    inner.onmessage = (message: unknown, extra?: unknown) => void executeDecision(this.#guard.inbound(message), this.#toHost, extra);
+    inner.onmessage = (message: unknown, extra?: unknown) => {
+      const decision = judgeInbound(this.#guard, message);
+      if (decision === null) this.onmessage?.(message, extra);
+      else void executeDecision(decision, this.#toHost, extra);
+    };
     inner.onerror = (error: Error) => this.onerror?.(error);
     inner.onclose = () => this.onclose?.();
     return inner.start();
   }
 
-  send(message: unknown, options?: unknown): Promise<void> {
-    return executeDecision(this.#guard.outbound(message), this.#toServer, options) ?? RESOLVED;
+  #send(message: unknown, options?: unknown): Promise<void> {
+    const decision = judgeOutbound(this.#guard, message);
+    if (decision === null) return this.#inner.send(message, options);
+    return executeDecision(decision, this.#toServer, options) ?? RESOLVED;
   }
 }

@@ -2,6 +2,7 @@ import { PassThrough, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFaithfulLine, keysMatch, LineWriter, readLines } from '../../../src/adapters/proxy/lines.js';
+import { referenceFaithful } from './reference-faithful.js';
 
 const faithful = (line: string) => isFaithfulLine(line, JSON.parse(line));
 
@@ -128,90 +129,6 @@ describe('readLines', () => {
     expect(streamed([bytes.subarray(0, 7), bytes.subarray(7)], 1024)).toEqual(['{"t":"😀"}']);
   });
 });
-
-const REFERENCE_MAX_DIGITS = 15;
-
-/**
- * The string-based check the proxy used before `readLines` counted keys on the bytes, kept as the
- * reference the byte scan is compared with.
- *
- * Whether `line` means to every JSON parser exactly what `parsed` (its `JSON.parse`) holds, so
- * the proxy may pass the original bytes on instead of serialising `parsed` again. Parsers differ
- * where JSON is loose, and a message the guard judged as one thing must not reach the other side
- * as another; so any of these sends the message the slow way (re-serialised, as the guard saw it):
- * - a key twice in one object (JSON.parse keeps the last, other parsers the first or both);
- * - a `__proto__` key (special to JavaScript objects);
- * - a number with a fraction, an exponent, a sign on zero or more than 15 digits (parsers that
- *   keep integers or decimals exactly read another value than a double);
- * - a U+FFFD (the line may have held bytes that are not UTF-8, which decoding replaced).
- * The check is one pass over the text outside strings (strings are skipped with indexOf) and one
- * walk over the parsed value; anything unexpected answers false.
- */
-function referenceFaithful(line: string, parsed: unknown): boolean {
-  if (line.includes('\uFFFD')) return false;
-  let colons = 0;
-  let i = 0;
-  const n = line.length;
-  while (i < n) {
-    const quote = line.indexOf('"', i);
-    const end = quote === -1 ? n : quote;
-    while (i < end) {
-      const c = line.charCodeAt(i);
-      if (c === 0x3a) {
-        colons++;
-        i++;
-      } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-        // A number: only an integer of at most 15 digits, not -0, goes through unchanged.
-        let k = c === 0x2d ? i + 1 : i;
-        if (c === 0x2d && line.charCodeAt(k) === 0x30) return false;
-        const first = k;
-        while (k < end && line.charCodeAt(k) >= 0x30 && line.charCodeAt(k) <= 0x39) k++;
-        if (k - first > REFERENCE_MAX_DIGITS) return false;
-        const next = line.charCodeAt(k);
-        if (next === 0x2e || next === 0x65 || next === 0x45) return false;
-        i = k;
-      } else i++;
-    }
-    if (quote === -1) break;
-    // Skip the string: its end is the next quote not escaped by an odd number of backslashes.
-    let close = quote;
-    for (;;) {
-      close = line.indexOf('"', close + 1);
-      if (close === -1) return false;
-      let slashes = 0;
-      while (line.charCodeAt(close - 1 - slashes) === 0x5c) slashes++;
-      if ((slashes & 1) === 0) break;
-    }
-    i = close + 1;
-  }
-  try {
-    return colons === referenceKeysOf(parsed);
-  } catch {
-    // Nested too deep to walk here: the slow way.
-    return false;
-  }
-}
-
-/** The number of object keys in a parsed JSON value, or -1 when one of them is `__proto__`. */
-function referenceKeysOf(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  let count = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const inner = referenceKeysOf(item);
-      if (inner < 0) return -1;
-      count += inner;
-    }
-    return count;
-  }
-  if (Object.hasOwn(value, '__proto__')) return -1;
-  for (const key in value) {
-    const inner = referenceKeysOf((value as Record<string, unknown>)[key]);
-    if (inner < 0) return -1;
-    count += inner + 1;
-  }
-  return count;
-}
 
 describe('readLines: the keys it counts on the bytes', () => {
   /** Every line `readLines` emits for these chunks, with whether its keys let the original bytes through. */
@@ -394,5 +311,111 @@ describe('LineWriter', () => {
     host.emit('data', Buffer.from('a\nb\n'));
     host.emit('data', Buffer.from('c\n'));
     expect(out.writes.join('')).toBe('21a\n21b\n21c\n');
+  });
+});
+
+describe('readLines and LineWriter: the original bytes', () => {
+  it('gives a line its own bytes with the newline (never after CR LF), exactly its UTF-8 when it decodes cleanly', () => {
+    const piece = fc.constantFrom('a', '{"k":"v"}', 'é', '😀', '\uFFFD', ':', '"', 'x'.repeat(70), '\n', '\r\n', '\n\n');
+    const bad = fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xef, 0xbf]));
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            piece.map((p) => Buffer.from(p)),
+            bad,
+          ),
+          { maxLength: 40 },
+        ),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (parts, cuts) => {
+          const input = Buffer.concat(parts);
+          const expected: Buffer[] = [];
+          for (let at = 0, nl = input.indexOf(0x0a); nl !== -1; at = nl + 1, nl = input.indexOf(0x0a, at))
+            expected.push(input.subarray(at, nl + 1));
+          const stream = new PassThrough();
+          const got: { line: string; bytes: Buffer | undefined }[] = [];
+          readLines(
+            stream,
+            (line, _keys, bytes) => got.push({ line, bytes }),
+            () => {},
+          );
+          const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+          let at = 0;
+          for (const p of [...points, input.length]) {
+            if (p > at) stream.emit('data', input.subarray(at, p));
+            at = Math.max(at, p);
+          }
+          expect(got).toHaveLength(expected.length);
+          got.forEach(({ line, bytes }, i) => {
+            const own = expected[i]!;
+            if (own.length > 1 && own[own.length - 2] === 0x0d) expect(bytes).toBeUndefined();
+            else if (bytes !== undefined) {
+              expect(Buffer.compare(bytes, own)).toBe(0);
+              if (!line.includes('\uFFFD')) expect(Buffer.compare(Buffer.from(`${line}\n`), own)).toBe(0);
+            }
+          });
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('gives the bytes of a chunk that is one line, and of a line several chunks made up, as views or one copy', () => {
+    const got: (Buffer | undefined)[] = [];
+    const stream = new PassThrough();
+    readLines(
+      stream,
+      (_line, _keys, bytes) => got.push(bytes),
+      () => {},
+    );
+    const one = Buffer.from('{"a":"é"}\n');
+    stream.emit('data', one);
+    stream.emit('data', Buffer.from('{"b":'));
+    stream.emit('data', Buffer.from('1}\n'));
+    stream.emit('data', Buffer.from('{"c":'));
+    stream.emit('data', Buffer.from('2}\n{"d":3}\n{"e":4}\n'));
+    expect(got[0]).toBe(one);
+    expect(got[1]?.toString()).toBe('{"b":1}\n');
+    // The lines of a chunk that holds several are given as text only.
+    expect(got.slice(2)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('writes queued text and bytes in order and exactly, in one write', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('a', 'é😀', '{"x":1}', ''), fc.constantFrom('text', 'next', 'apart')), { maxLength: 12 }),
+        (ops) => {
+          const writes: Buffer[] = [];
+          const out = new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              writes.push(chunk);
+              done();
+            },
+          });
+          const writer = new LineWriter(out);
+          // One chunk of all the lines, as readLines would hold it: "next" takes the following view of it, "apart" a copy.
+          const whole = Buffer.from(ops.map(([t]) => `${t}\n`).join(''));
+          let at = 0;
+          const input = new PassThrough();
+          readLines(
+            input,
+            () => {
+              for (const [t, how] of ops) {
+                const own = Buffer.byteLength(`${t}\n`);
+                if (how === 'text') writer.line(t);
+                else writer.line(t, how === 'next' ? whole.subarray(at, at + own) : Buffer.from(`${t}\n`));
+                at += own;
+              }
+            },
+            () => {},
+          );
+          input.emit('data', Buffer.from('go\n'));
+          expect(writes.length).toBeLessThanOrEqual(1);
+          expect(Buffer.concat(writes).toString()).toBe(ops.map(([t]) => `${t}\n`).join(''));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
