@@ -5,11 +5,11 @@
  * look-alikes on the Unicode form; the original text is judged too, for what the parser hid.
  */
 import type { Policy } from '../policy/policy.js';
-import { canonicalView, parseUrl, viewOf } from './canonical.js';
+import { canonicalView, parseUrl, type UrlView, viewOf } from './canonical.js';
 import { findHiddenCharacters, hasLoneSurrogate } from './characters.js';
 import { UrlFinding } from './codes.js';
-import { judgeContent } from './content.js';
-import { buildDisplay, EMPTY_DISPLAY } from './display.js';
+import { judgeContent, type TargetAnalysis } from './content.js';
+import { buildDisplay, type DisplayHost, EMPTY_DISPLAY, shownHost } from './display.js';
 import { applyUrlExceptions } from './exceptions.js';
 import { Findings, result } from './findings.js';
 import { settingsOf } from './settings.js';
@@ -24,16 +24,29 @@ const HIDDEN_POSSIBLE = /[^\x21-\x7e]/;
 /** How deep redirect targets are followed: the URL, its target and the target's target. */
 const MAX_TARGET_DEPTH = 2;
 
-function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnalysis {
+/** What an analysis found, and what its display is built from (no URL: the empty display). */
+interface Judged {
+  readonly findings: Findings;
+  readonly url: UrlView | null;
+  readonly host: DisplayHost;
+}
+
+const NO_HOST: DisplayHost = Object.freeze({ parts: null, unicodeSafe: true });
+
+function judged(findings: Findings, url: UrlView | null = null, host: DisplayHost = NO_HOST): Judged {
+  return { findings, url, host };
+}
+
+function judge(input: unknown, policy: Policy | undefined, depth: number): Judged {
   const findings = new Findings();
   const settings = settingsOf(policy);
   if (typeof input !== 'string') {
     findings.add(UrlFinding.invalidInput, 'error', `Expected a URL string, got ${input === null ? 'null' : typeof input}.`);
-    return result(findings, EMPTY_DISPLAY);
+    return judged(findings);
   }
   if (input.length > settings.maxLength) {
     findings.add(UrlFinding.tooLong, 'error', `The URL is ${input.length} characters long; the policy allows ${settings.maxLength}.`);
-    return result(findings, EMPTY_DISPLAY);
+    return judged(findings);
   }
   // An input already in canonical form is read as it is (and is `PLAIN`); anything else goes
   // through the parser below.
@@ -43,7 +56,7 @@ function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnal
   if (!plain && HIDDEN_POSSIBLE.test(input)) {
     if (hasLoneSurrogate(input)) {
       findings.add(UrlFinding.malformedUnicode, 'error', 'The URL contains malformed Unicode (an unpaired surrogate).');
-      return result(findings, EMPTY_DISPLAY);
+      return judged(findings);
     }
     reportHidden(findings, findHiddenCharacters(input));
   }
@@ -53,7 +66,7 @@ function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnal
     const parsed = parseUrl(input);
     if (parsed === null) {
       findings.add(UrlFinding.notAbsolute, 'error', 'Not an absolute URL that a browser would open.');
-      return result(findings, EMPTY_DISPLAY);
+      return judged(findings);
     }
     url = viewOf(parsed);
   }
@@ -67,7 +80,7 @@ function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnal
   const protocol = url.protocol;
   if (protocol !== 'https:' && protocol !== 'http:') {
     schemeFinding(findings, settings, protocol.slice(0, -1));
-    return result(findings, buildDisplay(url, { parts: null, unicodeSafe: true }));
+    return judged(findings, url);
   }
   if (!plain) reportBackslash(input, findings);
   const host = judgeHost(url, input, plain, settings, findings);
@@ -79,8 +92,19 @@ function analyze(input: unknown, policy: Policy | undefined, depth = 0): UrlAnal
       'error',
       `The URL shows ${decoy} after an "@" outside the host, where it reads as the destination; the browser opens ${url.hostname}.`,
     );
-  judgeContent(url, host, settings, findings, (href) => (depth < MAX_TARGET_DEPTH ? analyze(href, policy, depth + 1) : null));
-  return result(findings, buildDisplay(url, host));
+  judgeContent(url, host, settings, findings, (href) => (depth < MAX_TARGET_DEPTH ? judgeTarget(href, policy, depth + 1) : null));
+  return judged(findings, url, host);
+}
+
+/** A redirect target is judged like the URL itself; of its display only the host is shown. */
+function judgeTarget(href: string, policy: Policy | undefined, depth: number): TargetAnalysis {
+  const { findings, url, host } = judge(href, policy, depth);
+  return { findings: findings.list, shownHost: url === null ? null : shownHost(url, host) };
+}
+
+function analyze(input: unknown, policy: Policy | undefined): UrlAnalysis {
+  const { findings, url, host } = judge(input, policy, 0);
+  return result(findings, url === null ? EMPTY_DISPLAY : buildDisplay(url, host));
 }
 
 /**

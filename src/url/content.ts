@@ -2,7 +2,7 @@
  * What a URL carries in its query, fragment, path and host labels: credentials, personal and
  * payment data, and redirect targets.
  */
-import type { Severity } from '../protocol/verdict.js';
+import type { Finding, Severity } from '../protocol/verdict.js';
 import type { UrlView } from './canonical.js';
 import { UrlFinding } from './codes.js';
 import {
@@ -22,7 +22,6 @@ import { describePart, normalizeName, urlParts, type UrlPart } from './parts.js'
 import { findPersonalData, isPersonalName, type PersonalHit } from './personal.js';
 import { isSameOrSubdomain } from './protected.js';
 import { findRedirectTargets, isRedirectName, isShortener, pathRedirectTarget, type RedirectTarget } from './redirects.js';
-import type { UrlAnalysis } from './types.js';
 import { hostSet, type Settings } from './settings.js';
 import type { HostJudgement } from './structure.js';
 
@@ -203,12 +202,18 @@ function credentialMessage(where: string, rule: string): string {
   return `The URL carries a credential in ${where} (${rule}); a URL is logged and shared, so anything in it leaks.`;
 }
 
+/** What the analysis of a redirect target tells about it: its findings and its host as shown. */
+export interface TargetAnalysis {
+  readonly findings: readonly Finding[];
+  readonly shownHost: string | null;
+}
+
 export function judgeContent(
   url: UrlView,
   host: HostJudgement,
   settings: Settings,
   findings: Findings,
-  analyzeTarget: (href: string) => UrlAnalysis | null,
+  analyzeTarget: (href: string) => TargetAnalysis | null,
 ): void {
   const preauthenticated = findPreauthenticatedUrl(url.hostname, url.pathname, host.parts?.registrable ?? null);
   if (preauthenticated !== null)
@@ -273,7 +278,7 @@ export function judgeContent(
 }
 
 /** What a redirect target's own analysis found that makes it blocked (http alone does not: native and test clients use it). */
-function blockingReason(analysis: UrlAnalysis): string | null {
+function blockingReason(analysis: TargetAnalysis): string | null {
   for (const f of analysis.findings) if (f.severity === 'error' && f.code !== UrlFinding.scheme) return f.message;
   return null;
 }
@@ -297,7 +302,7 @@ function judgeRedirects(
   findings: Findings,
   parts: readonly UrlPart[],
   oauth: boolean,
-  analyzeTarget: (href: string) => UrlAnalysis | null,
+  analyzeTarget: (href: string) => TargetAnalysis | null,
 ): void {
   const ownSite = host.parts?.registrable ?? null;
   if (ownSite !== null && url.pathname.length > 1 && isShortener(ownSite)) {
@@ -359,7 +364,7 @@ function judgeRedirects(
       continue;
     }
     const severity: Severity = oauth && target.part?.key === 'redirecturi' ? 'info' : 'warning';
-    const shown = analysis?.display.host ?? targetHost;
+    const shown = analysis?.shownHost ?? targetHost;
     const hop =
       analysis !== null && analysis.findings.some((f) => f.code === UrlFinding.shortener)
         ? ' (a URL shortener: its final target cannot be shown)'

@@ -40,6 +40,14 @@ export interface DisplayHost {
   readonly unicodeSafe: boolean;
 }
 
+/** The host as the display shows it (`UrlDisplay.host`), without building the display. */
+export function shownHost(url: UrlView, host: DisplayHost): string | null {
+  const ascii = url.hostname;
+  if (ascii === '') return null;
+  const parts = host.parts;
+  return parts !== null && parts.idn && host.unicodeSafe ? parts.unicode : ascii;
+}
+
 /**
  * Builds the display of a parsed URL. The password of a userinfo is masked (`***`): userinfo is
  * shown only so the user sees that the URL carries it, and a secret never reaches a display
@@ -57,7 +65,7 @@ export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
   const parts = host.parts;
   const showUnicode = parts !== null && parts.idn && host.unicodeSafe;
   const hostUnicode = ascii === '' ? null : parts !== null ? parts.unicode : ascii;
-  const shown = ascii === '' ? null : showUnicode ? parts!.unicode : ascii;
+  const shown = shownHost(url, host);
   let registrableDomain: string | null = null;
   let subdomain: UrlSegment | null = null;
   let hostSegment: UrlSegment | null = null;

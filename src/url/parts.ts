@@ -42,8 +42,22 @@ function isNormalized(name: string): boolean {
 
 export function normalizeName(name: string): string {
   if (isNormalized(name)) return name;
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (name.length > MAX_REMEMBERED) return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  let key = NORMALIZED.get(name);
+  if (key === undefined) {
+    key = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+    // Servers use a few names over and over (`client_id`, `utm_source`); a name flood only restarts the memo.
+    if (NORMALIZED.size >= MAX_NORMALIZED) NORMALIZED.clear();
+    NORMALIZED.set(name, key);
+  }
+  return key;
 }
+
+/** `normalizeName` of the names seen last that were not already normalised. */
+const NORMALIZED = new Map<string, string>();
+const MAX_NORMALIZED = 4096;
+/** Longer names are normalised each time rather than kept. */
+const MAX_REMEMBERED = 64;
 
 function plusToSpace(text: string): string {
   return text.includes('+') ? text.replace(/\+/g, ' ') : text;

@@ -116,7 +116,6 @@ const COORDINATES = /-?\d{1,3}\.\d{3,}\s*,\s*-?\d{1,3}\.\d{3,}/;
 const CARD_CANDIDATE = /^(?:\d[ -]?){12,18}\d$/;
 const CARD_GROUPED = /^\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}$|^\d{4}([ -])\d{6}\2\d{5}$/;
 const IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
-const BASE64 = /^[A-Za-z0-9+/_-]{16,1024}={0,2}$/;
 
 function digitCount(text: string): number {
   let n = 0;
@@ -145,8 +144,8 @@ function hasEmail(value: string): boolean {
 
 /** An e-mail address hidden in base64 (`u=b3BzLXRlYW1AY29ycC5leGFtcGxl`). */
 function hasEncodedEmail(value: string): boolean {
-  // `BASE64` needs 16 characters: most values are shorter and skip the regex.
-  if (value.length < 16 || !BASE64.test(value) || !base64MayHoldEmail(value)) return false;
+  // Base64 of an address needs 16 characters: most values are shorter and skip the scan.
+  if (value.length < 16 || !base64MayHoldEmail(value)) return false;
   let decoded: string;
   try {
     const b64 = value.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
@@ -158,20 +157,22 @@ function hasEncodedEmail(value: string): boolean {
 }
 
 /**
- * False when base64 `value` (the `BASE64` shape) cannot decode, or decodes to something that is
- * not printable ASCII with an `@`, `(` or `[` in it: what `hasEncodedEmail` goes on to require,
- * read without building the decoded string. `atob` rejects a length of 1 modulo 4 and drops
- * the bits left over at the end; so does this.
+ * False when `value` is not base64 (`/^[A-Za-z0-9+/_-]{16,1024}={0,2}$/`), or cannot decode, or decodes to something that
+ * is not printable ASCII with an `@`, `(` or `[` in it: what `hasEncodedEmail` goes on to require,
+ * read in one pass without building the decoded string. `atob` rejects a length of 1 modulo 4
+ * and drops the bits left over at the end; so does this.
  */
 function base64MayHoldEmail(value: string): boolean {
   let end = value.length;
   while (end > 0 && value.charCodeAt(end - 1) === 0x3d) end--;
-  if (end % 4 === 1) return false;
+  if (value.length - end > 2 || end < 16 || end > 1024 || end % 4 === 1) return false;
   let buffer = 0;
   let bits = 0;
   let hint = false;
   for (let i = 0; i < end; i++) {
-    buffer = ((buffer << 6) | sextet(value.charCodeAt(i))) & 0xffff;
+    const c = value.charCodeAt(i);
+    if (!isBase64Character(c)) return false;
+    buffer = ((buffer << 6) | sextet(c)) & 0xffff;
     bits += 6;
     if (bits < 8) continue;
     bits -= 8;
@@ -182,7 +183,14 @@ function base64MayHoldEmail(value: string): boolean {
   return hint;
 }
 
-/** The value of a base64 or base64url character (the `BASE64` alphabet). */
+/** A character of the base64 and base64url alphabets (`[A-Za-z0-9+/_-]`). */
+function isBase64Character(c: number): boolean {
+  return (
+    (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f || c === 0x5f || c === 0x2d
+  );
+}
+
+/** The value of a base64 or base64url character. */
 function sextet(c: number): number {
   if (c >= 0x61) return c - 0x61 + 26;
   if (c >= 0x41) return c === 0x5f ? 63 : c - 0x41;
@@ -190,10 +198,10 @@ function sextet(c: number): number {
   return c === 0x2b || c === 0x2d ? 62 : 63;
 }
 
-function hasPhone(part: UrlPart): boolean {
+function hasPhone(part: UrlPart, name: NameRules): boolean {
   const text = part.literal;
   if (text.length < 7 || digitCount(text) < 7) return false;
-  if (PHONE_NAMES.has(part.key) && PHONE_VALUE.test(part.value)) return true;
+  if (name.phone && PHONE_VALUE.test(part.value)) return true;
   const e164 = E164.exec(text);
   if (e164 !== null && digitCount(e164[0]) >= 8) return true;
   if (NANP.test(text)) return true;
@@ -274,8 +282,7 @@ function mayStartIban(value: string): boolean {
   return true;
 }
 
-function payment(part: UrlPart): PaymentKind | null {
-  const key = part.key;
+function payment(part: UrlPart, name: NameRules): PaymentKind | null {
   const value =
     part.value.length > 0 && (part.value.charCodeAt(0) <= 0x20 || part.value.charCodeAt(part.value.length - 1) <= 0x20)
       ? part.value.trim()
@@ -284,10 +291,10 @@ function payment(part: UrlPart): PaymentKind | null {
   if (part.where !== 'path' || part.name !== null) {
     // A bare run of digits is an id far more often than a card: only a card-like name or
     // card-style grouping (`4242 4242 4242 4242`) makes it a card number.
-    if ((CARD_NAMES.has(key) || CARD_GROUPED.test(value)) && isCardNumber(value)) return 'card';
-    if (CARD_CODE_NAMES.has(key) && /^\d{3,4}$/.test(value)) return 'card-code';
+    if ((name.card || CARD_GROUPED.test(value)) && isCardNumber(value)) return 'card';
+    if (name.cardCode && /^\d{3,4}$/.test(value)) return 'card-code';
     if (isIban(value)) return 'iban';
-    if (BANK_NAMES.has(key) && digitCount(value) >= 6) return 'bank-account';
+    if (name.bank && digitCount(value) >= 6) return 'bank-account';
   }
   return null;
 }
@@ -303,11 +310,47 @@ const NOT_POSTAL =
 const STREET_VALUE = /(?:^|[\s,])\d{1,6}[A-Za-z]?(?:[\s,]|$)/;
 const LETTER_WORD = /\p{L}{3,}/u;
 
-function isPostalAddress(part: UrlPart): boolean {
-  const key = part.key;
-  if (key.length < 3 || !ADDRESS_NAME.test(key) || NOT_POSTAL.test(key)) return false;
+function isPostalAddress(part: UrlPart, name: NameRules): boolean {
+  if (!name.postal) return false;
   const value = part.value.trim();
   return value.length >= 5 && value.length <= 200 && STREET_VALUE.test(value) && LETTER_WORD.test(value);
+}
+
+/** What the name lists say about one parameter name, read once per name. */
+interface NameRules {
+  /** A postal-address name (`ADDRESS_NAME` and not `NOT_POSTAL`). */
+  readonly postal: boolean;
+  readonly kind: Exclude<PersonalKind, 'phone'> | undefined;
+  readonly phone: boolean;
+  readonly card: boolean;
+  readonly cardCode: boolean;
+  readonly bank: boolean;
+}
+
+function readNameRules(key: string): NameRules {
+  return {
+    postal: key.length >= 3 && ADDRESS_NAME.test(key) && !NOT_POSTAL.test(key),
+    kind: key === '' ? undefined : NAMED_KINDS.get(key),
+    phone: PHONE_NAMES.has(key),
+    card: CARD_NAMES.has(key),
+    cardCode: CARD_CODE_NAMES.has(key),
+    bank: BANK_NAMES.has(key),
+  };
+}
+
+/** `readNameRules` by name (it reads only fixed lists), kept for the names seen last. */
+const NAME_RULES = new Map<string, NameRules>();
+const MAX_NAME_RULES = 4096;
+
+function nameRules(key: string): NameRules {
+  let rules = NAME_RULES.get(key);
+  if (rules === undefined) {
+    rules = readNameRules(key);
+    // Servers use a few names over and over; a name flood only restarts the memo.
+    if (NAME_RULES.size >= MAX_NAME_RULES) NAME_RULES.clear();
+    NAME_RULES.set(key, rules);
+  }
+  return rules;
 }
 
 /** True when a parameter name is one the personal or payment rules read by name (`content.ts`'s gate). */
@@ -322,11 +365,11 @@ export function isPersonalName(key: string): boolean {
   );
 }
 
-function personal(part: UrlPart): PersonalKind | null {
+function personal(part: UrlPart, name: NameRules): PersonalKind | null {
   const value = part.value;
   if (hasEmail(value)) return 'email';
-  if (part.name !== null && isPostalAddress(part)) return 'postal-address';
-  switch (part.key === '' ? undefined : NAMED_KINDS.get(part.key)) {
+  if (part.name !== null && isPostalAddress(part, name)) return 'postal-address';
+  switch (name.kind) {
     case 'email':
       if (/.@./.test(value)) return 'email';
       break;
@@ -345,7 +388,7 @@ function personal(part: UrlPart): PersonalKind | null {
     case undefined:
       break;
   }
-  if (hasPhone(part)) return 'phone';
+  if (hasPhone(part, name)) return 'phone';
   if (hasEncodedEmail(value)) return 'email';
   return null;
 }
@@ -354,12 +397,13 @@ function personal(part: UrlPart): PersonalKind | null {
 export function findPersonalData(parts: readonly UrlPart[]): PersonalHit[] {
   const hits: PersonalHit[] = [];
   for (const part of parts) {
-    const pay = payment(part);
+    const name = nameRules(part.key);
+    const pay = payment(part, name);
     if (pay !== null) {
       hits.push({ part, kind: pay, payment: true });
       continue;
     }
-    const kind = personal(part);
+    const kind = personal(part, name);
     if (kind !== null) hits.push({ part, kind, payment: false });
   }
   return hits;

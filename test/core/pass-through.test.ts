@@ -15,7 +15,7 @@ import type { Decision } from '../../src/core/decision.js';
 import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard, judgeInbound, judgeOutbound, type Guard } from '../../src/core/guard.js';
 import { propertyParameters, timeoutFor } from '../properties/runs.js';
-import { benignSchema } from '../helpers/session.js';
+import { benignSchema, initializeRequest } from '../helpers/session.js';
 
 type Msg = Record<string, unknown>;
 const MODERN = '2026-07-28';
@@ -145,16 +145,7 @@ const serverMessage = fc.oneof(
 );
 
 const hostOther = fc.oneof(
-  fc.constant<Msg>({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-11-25',
-      capabilities: { elicitation: { form: {}, url: {} } },
-      clientInfo: { name: 'h', version: '1' },
-    },
-  }),
+  fc.constant<Msg>(initializeRequest() as Msg),
   fc.constant<Msg>({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   id.map((i): Msg => ({ jsonrpc: '2.0', id: i, result: { action: 'accept', content: { name: 'demo' } } })),
   id.map((i): Msg => ({ jsonrpc: '2.0', id: i, result: { action: 'decline' } })),

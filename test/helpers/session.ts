@@ -17,6 +17,19 @@ export function handshake(guard: Guard, elicitation: Record<string, unknown> | u
   guard.outbound({ jsonrpc: '2.0', method: 'notifications/initialized' });
 }
 
+/** The host's `initialize` request (id 0), declaring form and URL elicitation unless told otherwise. */
+export function initializeRequest(
+  elicitation: Record<string, unknown> = { form: {}, url: {} },
+  protocolVersion = '2025-11-25',
+): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: { elicitation }, clientInfo: { name: 'test-host', version: '1.0.0' } },
+  };
+}
+
 export function formRequest(
   id: number | string,
   requestedSchema: Record<string, unknown>,

@@ -11,7 +11,7 @@ import type { Upstream, UpstreamHandlers } from '../../../src/adapters/proxy/chi
 import { LineWriter, readLines } from '../../../src/adapters/proxy/lines.js';
 import { ElicitationProxy } from '../../../src/adapters/proxy/proxy.js';
 import { createGuard } from '../../../src/core/guard.js';
-import { benignSchema } from '../../helpers/session.js';
+import { benignSchema, initializeRequest } from '../../helpers/session.js';
 import { referenceFaithful } from './reference-faithful.js';
 
 type Delivery = 'packed' | 'lines' | 'bytes';
@@ -105,18 +105,7 @@ function script(era: 'legacy' | 'modern') {
   const opening =
     era === 'legacy'
       ? {
-          host: [
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: 0,
-              method: 'initialize',
-              params: {
-                protocolVersion: '2025-11-25',
-                capabilities: { elicitation: { form: {}, url: {} } },
-                clientInfo: { name: 'h', version: '1' },
-              },
-            }),
-          ],
+          host: [JSON.stringify(initializeRequest())],
           server: [
             JSON.stringify({
               jsonrpc: '2.0',
