@@ -37,6 +37,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type JsonRpcResult,
+  withMember,
 } from '../protocol/jsonrpc.js';
 import { GuardMetaKey, Method, RpcCode, type ElicitationMode } from '../protocol/wire.js';
 import {
@@ -519,7 +520,7 @@ export class ModernSide {
     const ruling = this.#rounds.onAnswer(
       id,
       { inputRequired: true, requestState: decoded.requestState, error: false },
-      { method: request.method, digestOf: () => originalDigest(request) },
+      { method: request.method, digestOf: digestOfOriginal(request) },
     );
     if (ruling.kind === 'ended') {
       return this.#failClosed(
@@ -551,7 +552,7 @@ export class ModernSide {
       const judged = this.#judge(id, part, pending.modes, chain, events);
       if (judged.ok) {
         chain.presented.set(part.key, judged.presented);
-        kept.set(part.key, { ...part.entry, params: judged.params });
+        kept.set(part.key, withMember(part.entry, 'params', judged.params));
       } else
         this.#refuseInput(
           refusals,
@@ -643,7 +644,7 @@ export class ModernSide {
         ok: true,
         // The guard's own copy of the schema (what was judged): what the host or server does to theirs later changes nothing.
         presented: { kind: 'form', requestedSchema: seen.form.requestedSchema },
-        params: { ...formParams, _meta: { ...meta, [GuardMetaKey.formAudit]: judged.audit } },
+        params: withMember(formParams, '_meta', withMember(meta ?? {}, GuardMetaKey.formAudit, judged.audit)),
       };
     }
     if (typeof raw.url !== 'string') return refused(mode, GuardCode.invalidParams, 'url-mode elicitation needs a string "url"');
@@ -857,6 +858,15 @@ interface SeenForm {
   readonly judged: ReturnType<typeof judgeForm>;
 }
 
+/**
+ * The original's digest, taken when read. A function of its own, not an arrow in the object
+ * literal: a transpiler that keeps function names (tsx, esbuild's keepNames) names such an arrow
+ * after its member with a property definition on every call.
+ */
+function digestOfOriginal(request: JsonRpcRequest): () => string {
+  return () => originalDigest(request);
+}
+
 /** Form-mode params without the URL mode's fields. */
 function withoutUrlKeys(params: Record<string, unknown>): Record<string, unknown> {
   const { url: _u, elicitationId: _e, ...rest } = params;
@@ -875,7 +885,7 @@ function sameForm(copy: Record<string, unknown>, params: Record<string, unknown>
   let compared = 0;
   for (const key of keys) {
     if (key === '_meta') continue;
-    if (!Object.hasOwn(copy, key) || !sameJson(copy[key], params[key])) return false;
+    if (!Object.hasOwn(copy, key) || !sameJson(copy[key], field(params, key))) return false;
     compared += 1;
   }
   return compared === Object.keys(copy).length && sameOrder(Object.keys(copy), keys);
@@ -911,7 +921,8 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (keysA.length !== keysB.length) return false;
   for (let i = 0; i < keysA.length; i++) {
     const key = keysA[i] as string;
-    if (key !== keysB[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+    // The message's side read with `field`: a server's objects may each have a hidden class of their own.
+    if (key !== keysB[i] || !sameJson((a as Record<string, unknown>)[key], field(b, key))) return false;
   }
   return true;
 }

@@ -86,3 +86,18 @@ export function resultResponse(id: JsonRpcId, result: Record<string, unknown>): 
 export function field(target: object, key: string): unknown {
   return Reflect.get(target, key);
 }
+
+/**
+ * `{ ...source, [key]: value }`, eight times cheaper: V8 adds a member to a spread's copy in its
+ * runtime (about 300 ns a copy) but to an `Object.assign` copy through an inline cache. Same
+ * result: the same own enumerable members in the same order, `key` last unless `source` had it.
+ * `Object.assign` sets members, so a source with an own `__proto__` member (which setting would
+ * turn into the copy's prototype) is copied by the spread, which defines it as a plain member.
+ * `key` is the caller's own constant, never a message's.
+ */
+export function withMember<T extends object>(source: T, key: string, value: unknown): T {
+  if (Object.hasOwn(source, '__proto__')) return { ...source, [key]: value };
+  const copy = Object.assign({}, source) as Record<string, unknown>;
+  copy[key] = value;
+  return copy as T;
+}

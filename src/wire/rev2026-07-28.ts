@@ -18,7 +18,7 @@
  * rewrites a message copies it by reference, so what leaves is byte for byte what came.
  */
 import { requestDigest } from '../protocol/digest.js';
-import { field, isRecord, type JsonRpcRequest, type JsonRpcResponse, type JsonRpcResult } from '../protocol/jsonrpc.js';
+import { field, isRecord, type JsonRpcRequest, type JsonRpcResponse, type JsonRpcResult, withMember } from '../protocol/jsonrpc.js';
 
 export const REVISION = '2026-07-28';
 
@@ -200,7 +200,7 @@ export function encodeInputRequired(
   kept: ReadonlyMap<string, Record<string, unknown>>,
   meta: Record<string, unknown> | null,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...result, inputRequests: Object.fromEntries(kept) };
+  const out = withMember(result, 'inputRequests', Object.fromEntries(kept));
   if (meta !== null) out._meta = { ...(isRecord(result._meta) ? result._meta : {}), ...meta };
   return out;
 }
@@ -247,15 +247,18 @@ export function originalDigest(request: JsonRpcRequest): string {
 
 /** A copy of a retry whose `inputResponses` is `responses` (removed when empty); `requestState` untouched. */
 export function withInputResponses(request: JsonRpcRequest, responses: Readonly<Record<string, unknown>>): JsonRpcRequest {
-  const params = { ...(request.params ?? {}) };
-  if (Object.keys(responses).length === 0) delete params.inputResponses;
-  else params.inputResponses = responses;
-  return { ...request, params };
+  const source = request.params ?? {};
+  let params: Record<string, unknown>;
+  if (Object.keys(responses).length === 0) {
+    params = { ...source };
+    delete params.inputResponses;
+  } else params = withMember(source, 'inputResponses', responses);
+  return withMember(request, 'params', params);
 }
 
 /** A result response with `result` replaced. */
 export function withResult(response: JsonRpcResult, result: Record<string, unknown>): JsonRpcResult {
-  return { ...response, result };
+  return withMember(response, 'result', result);
 }
 
 function jsonType(value: unknown): string {

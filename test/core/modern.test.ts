@@ -147,4 +147,57 @@ describe('the guard on 2026-07-28 JSON-RPC', () => {
     // The same form again (fresh objects, a `_meta` of its own) is the same judgement.
     expect(kept(ask(6, { mode: 'form', message: 'Name it', requestedSchema: ordinary(), _meta: { trace: 'x' } }))).toEqual(['a']);
   });
+
+  it('copies what it rewrites member by member: a hostile `__proto__` member stays a plain member, nothing skips a check', () => {
+    const { guard, events, out } = modernGuard();
+    guard.outbound(call(1));
+    const hostile = JSON.parse(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        result: {
+          resultType: 'input_required',
+          requestState: 's1',
+          inputRequests: {
+            a: { method: 'elicitation/create', params: { mode: 'form', message: 'm', requestedSchema: benignSchema } },
+            b: { method: 'elicitation/create', params: { mode: 'form', message: 'm', requestedSchema: benignSchema, _meta: { x: 1 } } },
+          },
+        },
+      })
+        .replace('"resultType"', '"__proto__":{"polluted":1},"resultType"')
+        .replace('"b":{"method"', '"b":{"__proto__":{"polluted":2},"method"')
+        .replace('"mode"', '"__proto__":{"polluted":3},"mode"')
+        .replace('"_meta":{"x"', '"_meta":{"__proto__":{"polluted":5},"x"'),
+    );
+    const got = out(guard.inbound(hostile)).message as Record<string, unknown>;
+    const result = got.result as Record<string, unknown>;
+    // `a` carries a member a form request has no place for: refused, as without the copy.
+    expect(result._meta).toMatchObject({ [GuardMetaKey.refusedInputs]: [{ key: 'a', code: 'E_SCHEMA_NOT_ALLOWED' }] });
+    const b = (result.inputRequests as Record<string, Record<string, unknown>>).b!;
+    const params = b.params as Record<string, unknown>;
+    const bMeta = params._meta as Record<string, unknown>;
+    for (const [copy, polluted] of [
+      [result, 1],
+      [b, 2],
+      [bMeta, 5],
+    ] as const) {
+      expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).toEqual({ polluted });
+      expect((copy as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+    expect(Object.keys(bMeta)).toEqual(['__proto__', 'x', GuardMetaKey.formAudit]);
+    expect(bMeta[GuardMetaKey.formAudit]).toMatchObject({ verdict: 'allow' });
+    expect(events.filter((e) => e.type === 'elicitation.forwarded').map((e) => (e as { inputKey?: string }).inputKey)).toEqual(['b']);
+    // The retry: an answer to a key never presented is dropped from a copy that keeps the host's `__proto__` member as a member.
+    const retry = JSON.parse(
+      JSON.stringify(
+        call(2, { inputResponses: { b: { action: 'decline' }, z: { action: 'accept', content: {} } }, requestState: 's1' }),
+      ).replace('"name"', '"__proto__":{"polluted":4},"name"'),
+    );
+    const sent = out(guard.outbound(retry)).message as { params: Record<string, unknown> };
+    expect(Object.getPrototypeOf(sent.params)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(sent.params, '__proto__')?.value).toEqual({ polluted: 4 });
+    expect(Object.keys(sent.params.inputResponses as object)).not.toContain('z');
+    expect(events.some((e) => e.type === 'content.withheld' && (e as { code?: string }).code === 'E_INPUT_NOT_PRESENTED')).toBe(true);
+  });
 });
