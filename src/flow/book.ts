@@ -282,7 +282,8 @@ export class Bounded<K, V> {
    * Where eviction goes on from: a Map iterator skips deleted entries and sees those set after it
    * was made, and everything it has passed was evicted (a key set again keeps its place), so its
    * next entry is always the oldest. A fresh iterator from the start would walk over every entry
-   * deleted since the table was last rehashed, about 2 µs a put under a flood.
+   * deleted since the table was last rehashed, about 2 µs a put under a flood. Dropped at the first
+   * put that evicts nothing (see `put`).
    */
   #oldest: Iterator<[K | typeof SENTINEL, V]> | null = null;
 
@@ -308,6 +309,12 @@ export class Bounded<K, V> {
   put(key: K, value: V, onEvict?: (value: V) => void): void {
     const map = this.#map;
     map.set(key, value);
+    if (map.size - 1 <= this.limit) {
+      // Kept only while puts evict one after another: an idle iterator holds on to every table the
+      // map is rehashed into after it (V8 chains them for it), which under steady traffic never ends.
+      this.#oldest = null;
+      return;
+    }
     while (map.size - 1 > this.limit) {
       const [oldKey, oldValue] = this.#nextOldest();
       map.delete(oldKey);
