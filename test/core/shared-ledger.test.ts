@@ -101,6 +101,10 @@ const urlRound = (id: number, state: string) => ({
 });
 const done = (id: number) => ({ jsonrpc: '2.0' as const, id, result: { content: [{ type: 'text', text: 'paid' }] } });
 
+/** The host's retry of `name` (id `id`) accepting the `github` input, with the round's `state`. */
+const acceptingRetry = (id: number, state: string, name = 'pay') =>
+  call(id, name, { inputResponses: { github: { action: 'accept' } }, requestState: state });
+
 interface Replica {
   readonly guard: Guard;
   readonly events: GuardEvent[];
@@ -121,9 +125,7 @@ async function operation(r: Replica, first: number, state = 'flow=pay;round=1', 
   expect((await settle(guard.outbound(call(first, name)))).action).toBe('forward');
   const round = (await settle(guard.inbound(urlRound(first, state)))) as { message: Message };
   expect(round.message.result?.resultType).toBe('input_required');
-  const retry = await settle(
-    guard.outbound(call(first + 1, name, { inputResponses: { github: { action: 'accept' } }, requestState: state })),
-  );
+  const retry = await settle(guard.outbound(acceptingRetry(first + 1, state, name)));
   expect(retry.action).toBe('forward');
   const final = (await settle(guard.inbound(done(first + 1)))) as { action: string; message: Message };
   expect(final.action).toBe('forward');
@@ -132,11 +134,36 @@ async function operation(r: Replica, first: number, state = 'flow=pay;round=1', 
 
 const code = (m: Message) => m.error?.data?.code ?? null;
 
+/** Opens two ledgers onto one store, runs `body` with them and closes them, whatever happens. */
+async function withShared(open: () => Promise<Shared>, body: (shared: Shared) => Promise<void>): Promise<void> {
+  const shared = await open();
+  try {
+    await body(shared);
+  } finally {
+    await shared.close();
+  }
+}
+
+/**
+ * Through `guard`: the original (id 1), a URL round (state `round-1`) and the host's accepting retry
+ * (id 2), until `ledger` (another process's view) holds the flow as OUT_OF_BAND_PENDING. Returns
+ * the flow's navigation id; the server's final answer (id 2) is still to come.
+ */
+async function pendingRound(guard: Guard, ledger: Ledger): Promise<string> {
+  await settle(guard.outbound(call(1, 'pay')));
+  const round = (await settle(guard.inbound(urlRound(1, 'round-1')))) as { message: Message };
+  const flowId = (round.message.result!.inputRequests as Record<string, { params: { _meta: Record<string, string> } }>).github!.params
+    ._meta['mcp-elicitation-guard/flow']!;
+  await settle(guard.outbound(acceptingRetry(2, 'round-1')));
+  const navigationId = guard.flow(flowId)!.navigationId;
+  await expect.poll(async () => (await ledger.getNavigation(navigationId))?.flow.state).toBe('OUT_OF_BAND_PENDING');
+  return navigationId;
+}
+
 for (const [name, open, available] of kinds) {
   describe.skipIf(!available)(`guards sharing a session key on one ${name}`, () => {
     it('accept the final answer of one input-required operation once, even when they counted their chains differently', async () => {
-      const shared = await open();
-      try {
+      await withShared(open, async (shared) => {
         const a = replica(shared.a, 'conversation-ir');
         const b = replica(shared.b, 'conversation-ir');
         // B saw other operations first: its own chain counter is ahead of A's.
@@ -145,44 +172,29 @@ for (const [name, open, available] of kinds) {
         expect(got.map(code)).toEqual([null, 'E_ALREADY_ACCEPTED']);
         expect(b.events).toContainEqual(expect.objectContaining({ type: 'response.withheld', code: 'E_ALREADY_ACCEPTED' }));
         expect(a.guard.metrics().maxAcceptancesPerLineage).toBe(1);
-      } finally {
-        await shared.close();
-      }
+      });
     });
 
     it('without a shared key every guard is its own scope: each accepts its own answer', async () => {
-      const shared = await open();
-      try {
+      await withShared(open, async (shared) => {
         const got = [await operation(replica(shared.a, undefined), 1), await operation(replica(shared.b, undefined), 1)];
         expect(got.map(code)).toEqual([null, null]);
-      } finally {
-        await shared.close();
-      }
+      });
     });
 
     it('under a shared key, the same operation with another original id is another operation', async () => {
-      const shared = await open();
-      try {
+      await withShared(open, async (shared) => {
         const a = replica(shared.a, 'conversation-ids');
         const b = replica(shared.b, 'conversation-ids');
         expect([code(await operation(a, 1)), code(await operation(b, 3))]).toEqual([null, null]);
-      } finally {
-        await shared.close();
-      }
+      });
     });
 
     it('a flow cancelled in the ledger by another process while the server works: the answer is withheld, nothing accepted', async () => {
-      const shared = await open();
-      try {
+      await withShared(open, async (shared) => {
         const a = replica(shared.a, 'conversation-cancel');
         const { guard } = a;
-        await settle(guard.outbound(call(1, 'pay')));
-        const round = (await settle(guard.inbound(urlRound(1, 'round-1')))) as { message: Message };
-        const flowId = (round.message.result!.inputRequests as Record<string, { params: { _meta: Record<string, string> } }>).github!.params
-          ._meta['mcp-elicitation-guard/flow']!;
-        await settle(guard.outbound(call(2, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-1' })));
-        const navigationId = guard.flow(flowId)!.navigationId;
-        await expect.poll(async () => (await shared.b.getNavigation(navigationId))?.flow.state).toBe('OUT_OF_BAND_PENDING');
+        const navigationId = await pendingRound(guard, shared.b);
         // Another process (the CLI, the query page, another proxy) cancels the flow in the ledger.
         expect((await moveByHand(shared.b, navigationId, 'cancel', Date.now())).state).toBe('CANCELLED');
         const final = (await settle(guard.inbound(done(2)))) as { message: Message };
@@ -193,28 +205,17 @@ for (const [name, open, available] of kinds) {
         );
         expect((await shared.b.getNavigation(navigationId))!.flow.state).toBe('CANCELLED');
         // The operation is over for this guard too: a retry of it is refused before it reaches the server.
-        const again = await settle(
-          guard.outbound(call(3, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-1' })),
-        );
+        const again = await settle(guard.outbound(acceptingRetry(3, 'round-1')));
         expect(again.action).toBe('reply');
-      } finally {
-        await shared.close();
-      }
+      });
     });
 
     it('a cancel racing the final answer: either the answer is accepted and the cancel refused, or the answer is withheld and the flow cancelled', async () => {
-      const shared = await open();
-      try {
+      await withShared(open, async (shared) => {
         for (let run = 0; run < 12; run++) {
           const a = replica(shared.a, `conversation-race-${run}`);
           const { guard } = a;
-          await settle(guard.outbound(call(1, 'pay')));
-          const round = (await settle(guard.inbound(urlRound(1, 'round-1')))) as { message: Message };
-          const flowId = (round.message.result!.inputRequests as Record<string, { params: { _meta: Record<string, string> } }>).github!
-            .params._meta['mcp-elicitation-guard/flow']!;
-          await settle(guard.outbound(call(2, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-1' })));
-          const navigationId = guard.flow(flowId)!.navigationId;
-          await expect.poll(async () => (await shared.b.getNavigation(navigationId))?.flow.state).toBe('OUT_OF_BAND_PENDING');
+          const navigationId = await pendingRound(guard, shared.b);
           const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
           const [cancel, final] = await Promise.all([
             pause(Math.random() * 4).then(() =>
@@ -241,20 +242,15 @@ for (const [name, open, available] of kinds) {
             });
           }
         }
-      } finally {
-        await shared.close();
-      }
+      });
     });
 
     it('a retry of rounds another guard of the session ran (and died): refused once that guard accepted, run once when it never did', async () => {
-      const shared = await open();
-      try {
-        const retryOf = (id: number, state: string) =>
-          call(id, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: state });
+      await withShared(open, async (shared) => {
         // A accepted the operation, then died before the host saw the answer: B refuses the host's retry locally.
         expect(code(await operation(replica(shared.a, 'conversation-died'), 1, 'state-accepted'))).toBeNull();
         const b = replica(shared.b, 'conversation-died');
-        const refused = (await settle(b.guard.outbound(retryOf(2, 'state-accepted')))) as { action: string; message: Message };
+        const refused = (await settle(b.guard.outbound(acceptingRetry(2, 'state-accepted')))) as { action: string; message: Message };
         expect(refused.action).toBe('reply');
         expect(code(refused.message)).toBe('E_ALREADY_ACCEPTED');
         expect(b.events).toContainEqual(expect.objectContaining({ type: 'retry.refused', code: 'E_ALREADY_ACCEPTED' }));
@@ -264,33 +260,27 @@ for (const [name, open, available] of kinds) {
         const a2 = replica(shared.a, 'conversation-died');
         await settle(a2.guard.outbound(call(11, 'charge')));
         await settle(a2.guard.inbound(urlRound(11, 'state-open')));
-        const sent = (await settle(
-          b.guard.outbound(call(12, 'charge', { inputResponses: { github: { action: 'accept' } }, requestState: 'state-open' })),
-        )) as { action: string; message: { params: Record<string, unknown> } };
+        const sent = (await settle(b.guard.outbound(acceptingRetry(12, 'state-open', 'charge')))) as {
+          action: string;
+          message: { params: Record<string, unknown> };
+        };
         expect(sent.action).toBe('forward');
         expect(sent.message.params.inputResponses).toBeUndefined();
         await settle(b.guard.inbound(urlRound(12, 'state-open-2')));
-        await settle(
-          b.guard.outbound(call(13, 'charge', { inputResponses: { github: { action: 'accept' } }, requestState: 'state-open-2' })),
-        );
+        await settle(b.guard.outbound(acceptingRetry(13, 'state-open-2', 'charge')));
         expect(code(((await settle(b.guard.inbound(done(13)))) as { message: Message }).message)).toBeNull();
         // A third guard of the session gets the same retry again: the operation is accepted, so it is refused.
         const c = replica(shared.a, 'conversation-died');
-        const late = (await settle(
-          c.guard.outbound(call(13, 'charge', { inputResponses: { github: { action: 'accept' } }, requestState: 'state-open-2' })),
-        )) as { action: string; message: Message };
+        const late = (await settle(c.guard.outbound(acceptingRetry(13, 'state-open-2', 'charge')))) as { action: string; message: Message };
         expect([late.action, code(late.message)]).toEqual(['reply', 'E_ALREADY_ACCEPTED']);
         // Another session key never sees this session's receipts.
         const other = replica(shared.b, 'another-conversation');
-        expect((await settle(other.guard.outbound(retryOf(2, 'state-accepted')))).action).toBe('forward');
-      } finally {
-        await shared.close();
-      }
+        expect((await settle(other.guard.outbound(acceptingRetry(2, 'state-accepted')))).action).toBe('forward');
+      });
     });
 
     it('2025-11-25: a request re-sent through another guard of the session after a -32042 operation was accepted is refused before it is sent', async () => {
-      const shared = await open();
-      try {
+      await withShared(open, async (shared) => {
         const legacyCall = (id: number, invoice: string) => ({
           jsonrpc: '2.0' as const,
           id,
@@ -325,14 +315,11 @@ for (const [name, open, available] of kinds) {
         const other = replica(shared.b, 'conversation-other');
         handshake(other.guard, { form: {}, url: {} });
         expect((await settle(other.guard.outbound(legacyCall(9, 'INV-1')))).action).toBe('forward');
-      } finally {
-        await shared.close();
-      }
+      });
     });
 
     it('a hostile server answering a retry while the guard still asks the ledger about it: its input requests are judged all the same', async () => {
-      const shared = await open();
-      try {
+      await withShared(open, async (shared) => {
         const { guard } = replica(shared.a, 'conversation-early');
         const pending = guard.outbound(call(5, 'pay', { inputResponses: { login: { action: 'accept' } }, requestState: 'nobody-knows' }));
         expect(pending.action).toBe('defer');
@@ -362,22 +349,17 @@ for (const [name, open, available] of kinds) {
         // No receipt in the ledger: it goes on, without the answer the guard never presented.
         expect(sent.action).toBe('forward');
         expect(sent.message.params.inputResponses).toBeUndefined();
-      } finally {
-        await shared.close();
-      }
+      });
     });
 
     it('a hostile server: a final answer to a retry carrying the state of another round accepts nothing', async () => {
-      const shared = await open();
-      try {
+      await withShared(open, async (shared) => {
         const a = replica(shared.a, 'conversation-hostile');
         const { guard } = a;
         await settle(guard.outbound(call(1, 'pay')));
         await settle(guard.inbound(urlRound(1, 'round-1')));
         // The host retries with a state the guard never gave it: not a retry of this chain.
-        const forged = await settle(
-          guard.outbound(call(2, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-of-another-op' })),
-        );
+        const forged = await settle(guard.outbound(acceptingRetry(2, 'round-of-another-op')));
         expect(forged.action).toBe('forward');
         // The server answers it (and answers its id again): no acceptance, nothing recorded.
         for (let i = 0; i < 2; i++) {
@@ -386,14 +368,12 @@ for (const [name, open, available] of kinds) {
         }
         expect(guard.metrics().originalOperationsAccepted).toBe(0);
         // The real retry is accepted once; the server re-sending its final answer is not delivered twice.
-        await settle(guard.outbound(call(3, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'round-1' })));
+        await settle(guard.outbound(acceptingRetry(3, 'round-1')));
         expect(code(((await settle(guard.inbound(done(3)))) as { message: Message }).message)).toBeNull();
         const again = await settle(guard.inbound(done(3)));
         expect(again.action === 'drop' || code((again as { message: Message }).message) === 'E_ALREADY_ACCEPTED').toBe(true);
         expect(guard.metrics().maxAcceptancesPerLineage).toBe(1);
-      } finally {
-        await shared.close();
-      }
+      });
     });
   });
 }
@@ -403,9 +383,7 @@ describe('a guard with a shared session key whose ledger cannot be read', () => 
     const ledger = new MemoryLedger();
     const r = replica(ledger, 'conversation-down');
     await ledger.close();
-    const refused = (await settle(
-      r.guard.outbound(call(2, 'pay', { inputResponses: { github: { action: 'accept' } }, requestState: 'somewhere' })),
-    )) as { action: string; message: Message };
+    const refused = (await settle(r.guard.outbound(acceptingRetry(2, 'somewhere')))) as { action: string; message: Message };
     expect([refused.action, code(refused.message)]).toEqual(['reply', 'E_LEDGER_UNAVAILABLE']);
     expect((await settle(r.guard.outbound(call(3, 'pay')))).action).toBe('forward');
   });
