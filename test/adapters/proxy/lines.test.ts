@@ -6,6 +6,18 @@ import { referenceFaithful } from './reference-faithful.js';
 
 const faithful = (line: string) => isFaithfulLine(line, JSON.parse(line));
 
+/** `input` cut into chunks at the given points (each taken modulo the length + 1; repeats and empty chunks dropped). */
+function cut(input: Buffer, cuts: readonly number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let at = 0;
+  for (const p of [...points, input.length]) {
+    if (p > at) chunks.push(input.subarray(at, p));
+    at = Math.max(at, p);
+  }
+  return chunks;
+}
+
 describe('isFaithfulLine', () => {
   it('accepts what JSON.stringify writes for messages of integers, strings, literals and nesting', () => {
     for (const value of [
@@ -110,14 +122,7 @@ describe('readLines', () => {
         fc.integer({ min: 4, max: 64 }),
         (pieces, cuts, maxBytes) => {
           const input = Buffer.from(pieces.join(''));
-          const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
-          const chunks: Buffer[] = [];
-          let at = 0;
-          for (const p of [...points, input.length]) {
-            if (p > at) chunks.push(input.subarray(at, p));
-            at = Math.max(at, p);
-          }
-          expect(streamed(chunks, maxBytes)).toEqual(reference(input, maxBytes));
+          expect(streamed(cut(input, cuts), maxBytes)).toEqual(reference(input, maxBytes));
         },
       ),
       { numRuns: 1000 },
@@ -151,17 +156,6 @@ describe('readLines: the keys it counts on the bytes', () => {
     for (const chunk of chunks) stream.emit('data', chunk);
     return out;
   }
-
-  const cut = (input: Buffer, cuts: readonly number[]): Buffer[] => {
-    const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
-    const chunks: Buffer[] = [];
-    let at = 0;
-    for (const p of [...points, input.length]) {
-      if (p > at) chunks.push(input.subarray(at, p));
-      at = Math.max(at, p);
-    }
-    return chunks;
-  };
 
   it('agrees with the string-based reference on every line, however the bytes are cut', () => {
     // Strings long enough for the indexOf path, with quotes and runs of backslashes near their ends.
