@@ -47,6 +47,19 @@ export interface DecisionSinks<C = undefined> {
 }
 
 /**
+ * `executeDecision` for what `judgeInbound` / `judgeOutbound` return: `null` (the message goes on
+ * untouched, nothing to report) is a forward of `message` itself.
+ */
+export function executeJudgement<C>(
+  decision: Decision | null,
+  message: unknown,
+  sinks: DecisionSinks<C>,
+  context: C,
+): Promise<void> | void {
+  return decision === null ? sinks.forward(message as JsonRpcMessage, context) : executeDecision(decision, sinks, context);
+}
+
+/**
  * The one executor of Decisions, shared by every adapter: the adapter never decides, it only says
  * where messages go. Returns what the sink returned (a forward's send, so a caller can wait for it),
  * or, for a deferred decision, a promise that settles once the decision it resolves to has run.

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { GuardEvent } from '../../core/events.js';
-import { executeDecision, type DecisionSinks } from '../../core/decision.js';
+import { executeJudgement, type DecisionSinks } from '../../core/decision.js';
 import { judgeInbound, judgeOutbound, type Guard } from '../../core/guard.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { GuardCode } from '../../protocol/errors.js';
@@ -196,10 +196,7 @@ export class ElicitationProxy {
       this.#toHost(errorResponse(id, RpcCode.invalidRequest, 'Invalid Request'));
       return;
     }
-    const source: Source = { parsed: message, line, keys, bytes };
-    const decision = judgeOutbound(this.#options.guard, message);
-    if (decision === null) void this.#toServer.forward(message as JsonRpcMessage, source);
-    else void executeDecision(decision, this.#toServer, source);
+    void executeJudgement(judgeOutbound(this.#options.guard, message), message, this.#toServer, { parsed: message, line, keys, bytes });
   }
 
   #fromServer(message: unknown, line?: string, keys?: number, bytes?: Buffer): void {
@@ -210,10 +207,12 @@ export class ElicitationProxy {
       this.#options.log('mcp-elicitation-guard: server wrote a message that is not JSON-RPC; dropped');
       return;
     }
-    const source: Source = { parsed: message, line, keys, bytes };
-    const decision = judgeInbound(this.#options.guard, message);
-    if (decision === null) void this.#fromServerSinks.forward(message as JsonRpcMessage, source);
-    else void executeDecision(decision, this.#fromServerSinks, source);
+    void executeJudgement(judgeInbound(this.#options.guard, message), message, this.#fromServerSinks, {
+      parsed: message,
+      line,
+      keys,
+      bytes,
+    });
   }
 
   /**

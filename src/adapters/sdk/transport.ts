@@ -1,4 +1,4 @@
-import { executeDecision, type DecisionSinks } from '../../core/decision.js';
+import { executeJudgement, type DecisionSinks } from '../../core/decision.js';
 import { judgeInbound, judgeOutbound, type Guard } from '../../core/guard.js';
 
 /**
@@ -172,19 +172,14 @@ class GuardedTransport {
 
   #start(): Promise<void> {
     const inner = this.#inner;
-    inner.onmessage = (message: unknown, extra?: unknown) => {
-      const decision = judgeInbound(this.#guard, message);
-      if (decision === null) this.onmessage?.(message, extra);
-      else void executeDecision(decision, this.#toHost, extra);
-    };
+    inner.onmessage = (message: unknown, extra?: unknown) =>
+      void executeJudgement(judgeInbound(this.#guard, message), message, this.#toHost, extra);
     inner.onerror = (error: Error) => this.onerror?.(error);
     inner.onclose = () => this.onclose?.();
     return inner.start();
   }
 
   #send(message: unknown, options?: unknown): Promise<void> {
-    const decision = judgeOutbound(this.#guard, message);
-    if (decision === null) return this.#inner.send(message, options);
-    return executeDecision(decision, this.#toServer, options) ?? RESOLVED;
+    return executeJudgement(judgeOutbound(this.#guard, message), message, this.#toServer, options) ?? RESOLVED;
   }
 }
