@@ -77,14 +77,15 @@ const SPECIAL_USE_TLDS = [
   'corp',
   'private',
 ];
-const SPECIAL_USE = new Set([...SPECIAL_USE_TLDS, 'arpa']);
+// The last label of a suffix, when it is one of those or `arpa`: one regex test per host instead
+// of cutting the last label out of every suffix and looking it up.
+const SPECIAL_USE_TLD = new RegExp(`(?:^|\\.)(${[...SPECIAL_USE_TLDS, 'arpa'].join('|')})$`);
 
 /** The special-use name a host is under, from its public suffix (tldts treats unknown TLDs as suffixes). */
 function specialUseSuffix(host: string, suffix: string | null): string | null {
   if (suffix === null) return null;
-  const dot = suffix.lastIndexOf('.');
-  const tld = dot < 0 ? suffix : suffix.slice(dot + 1);
-  if (!SPECIAL_USE.has(tld)) return null;
+  const tld = SPECIAL_USE_TLD.exec(suffix)?.[1];
+  if (tld === undefined) return null;
   if (tld !== 'arpa') return tld;
   return host === 'home.arpa' || host.endsWith('.home.arpa') ? 'home.arpa' : null;
 }
