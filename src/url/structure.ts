@@ -81,9 +81,13 @@ const SPECIAL_USE_TLDS = [
 // of cutting the last label out of every suffix and looking it up.
 const SPECIAL_USE_TLD = new RegExp(`(?:^|\\.)(${[...SPECIAL_USE_TLDS, 'arpa'].join('|')})$`);
 
+// The last letters of those names: a suffix ending in another letter (`com`, `org`, `io`) skips the regex.
+const SPECIAL_USE_LAST = new Uint8Array(128);
+for (const name of [...SPECIAL_USE_TLDS, 'arpa']) SPECIAL_USE_LAST[name.charCodeAt(name.length - 1)] = 1;
+
 /** The special-use name a host is under, from its public suffix (tldts treats unknown TLDs as suffixes). */
 function specialUseSuffix(host: string, suffix: string | null): string | null {
-  if (suffix === null) return null;
+  if (suffix === null || SPECIAL_USE_LAST[suffix.charCodeAt(suffix.length - 1)] !== 1) return null;
   const tld = SPECIAL_USE_TLD.exec(suffix)?.[1];
   if (tld === undefined) return null;
   if (tld !== 'arpa') return tld;
