@@ -47,23 +47,26 @@ export function viewOf(url: URL): UrlView {
   };
 }
 
-// What each ASCII character may be in a URL the WHATWG parser gives back exactly as written (bit
-// flags): in the host only lower-case letters, digits and hyphens; in the path, query and fragment
-// only characters that none of them percent-encodes (the query's set also encodes `'`, so it is
-// left out everywhere) and `%`, which the parser keeps as it is.
-const HOST = 1;
-const PATH = 2;
-const QUERY = 4;
-const FRAGMENT = 8;
-const CHARACTER = new Uint8Array(128);
+// What each ASCII character is in a URL the WHATWG parser gives back exactly as written. In the
+// host: lower-case letters, digits and hyphens, the dots between labels and the `/` that ends it.
+// After it: the characters that none of the path, query and fragment percent-encodes (the query's
+// set also encodes `'`, so it is left out everywhere), `%`, which the parser keeps as it is, and
+// the delimiters. Anything else (0) sends the URL to the parser.
+const LDH = 1;
+const HOST_DOT = 2;
+const HOST_END = 3;
+const ORDINARY = 1;
+const DOT = 2;
+const PERCENT = 3;
+const QUESTION = 4;
+const HASH = 5;
+const HOST_CLASS = new Uint8Array(128);
+const TAIL_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
-  let flags = 0;
-  if (/[a-z0-9-]/.test(ch)) flags |= HOST;
-  if (/[\w\-.~!$&()*+,;=:/%]/.test(ch)) flags |= PATH | QUERY | FRAGMENT;
-  if (ch === '?') flags |= QUERY | FRAGMENT;
-  if (ch === '#') flags |= FRAGMENT;
-  CHARACTER[c] = flags;
+  HOST_CLASS[c] = /[a-z0-9-]/.test(ch) ? LDH : ch === '.' ? HOST_DOT : ch === '/' ? HOST_END : 0;
+  TAIL_CLASS[c] =
+    ch === '.' ? DOT : ch === '%' ? PERCENT : ch === '?' ? QUESTION : ch === '#' ? HASH : /[\w\-~!$&()*+,;=:/]/.test(ch) ? ORDINARY : 0;
 }
 const MAX_HOST = 253;
 const MAX_LABEL = 63;
@@ -95,9 +98,9 @@ function dotSegmentAt(input: string, at: number): boolean {
  * already canonical, and one pass over the characters costs a fraction of the parser.
  *
  * Canonical here: lower-case `http` or `https`, `://`, a host of labels of 1 to 63 characters from
- * `HOST`, none starting with `xn--` (the parser validates those as IDNA), the last starting with
+ * `HOST_CLASS` (LDH), none starting with `xn--` (the parser validates those as IDNA), the last starting with
  * a letter (else the parser may read the host as an IPv4 number), at most 253 characters; no port
- * or userinfo; then a `/` and a path, query and fragment of their `CHARACTER` sets, with no `.` or
+ * or userinfo; then a `/` and a path, query and fragment of `TAIL_CLASS` characters, with no `.` or
  * `..` segment and no `%2e` in the path. Everything it accepts holds printable ASCII only, and no
  * `@` or backslash.
  */
@@ -115,13 +118,11 @@ export function canonicalView(input: string): UrlView | null {
     // A host that runs to the end has no path: the parser adds the `/`.
     if (at >= length) return null;
     const c = input.charCodeAt(at);
-    if (c === 0x2f) break;
-    if (c === 0x2e) {
-      if (at === labelStart || at - labelStart > MAX_LABEL || punycodeAt(input, labelStart)) return null;
-      labelStart = at + 1;
-    } else if (c >= 128 || (CHARACTER[c]! & HOST) === 0) {
-      return null;
-    }
+    const kind = c < 128 ? HOST_CLASS[c] : 0;
+    if (kind === LDH) continue;
+    if (kind === HOST_END) break;
+    if (kind !== HOST_DOT || at === labelStart || at - labelStart > MAX_LABEL || punycodeAt(input, labelStart)) return null;
+    labelStart = at + 1;
   }
   const pathStart = at;
   const first = input.charCodeAt(labelStart);
@@ -134,32 +135,27 @@ export function canonicalView(input: string): UrlView | null {
     punycodeAt(input, labelStart)
   )
     return null;
-  let percent = false;
-  let c = 0;
-  for (at++; at < length; at++) {
-    c = input.charCodeAt(at);
-    if (c === 0x3f || c === 0x23) break;
-    if (c >= 128 || (CHARACTER[c]! & PATH) === 0) return null;
-    if (c === 0x25) percent = true;
-    else if (c === 0x2e && input.charCodeAt(at - 1) === 0x2f && dotSegmentAt(input, at)) return null;
-  }
-  const pathEnd = at;
+  // One pass over the path, query and fragment: the first `?` before any `#` starts the query,
+  // the first `#` the fragment; after them both are ordinary.
   let queryAt = -1;
-  if (c === 0x3f && at < length) {
-    queryAt = at;
-    for (at++; at < length; at++) {
-      c = input.charCodeAt(at);
-      if (c === 0x23) break;
-      if (c >= 128 || (CHARACTER[c]! & QUERY) === 0) return null;
+  let hashAt = -1;
+  let percent = false;
+  for (at++; at < length; at++) {
+    const c = input.charCodeAt(at);
+    const kind = c < 128 ? TAIL_CLASS[c] : 0;
+    if (kind === ORDINARY) continue;
+    if (kind === 0) return null;
+    if (kind === HASH) {
+      if (hashAt < 0) hashAt = at;
+    } else if (kind === QUESTION) {
+      if (queryAt < 0 && hashAt < 0) queryAt = at;
+    } else if (queryAt < 0 && hashAt < 0) {
+      // In the path: a `%` may spell a dot, a `.` may be a whole segment.
+      if (kind === PERCENT) percent = true;
+      else if (input.charCodeAt(at - 1) === 0x2f && dotSegmentAt(input, at)) return null;
     }
   }
-  const hashAt = at < length ? at : -1;
-  if (hashAt >= 0) {
-    for (at++; at < length; at++) {
-      c = input.charCodeAt(at);
-      if (c >= 128 || (CHARACTER[c]! & FRAGMENT) === 0) return null;
-    }
-  }
+  const pathEnd = queryAt >= 0 ? queryAt : hashAt >= 0 ? hashAt : length;
   const pathname = input.slice(pathStart, pathEnd);
   if (percent && ENCODED_DOT.test(pathname)) return null;
   const queryEnd = hashAt >= 0 ? hashAt : length;
