@@ -164,7 +164,9 @@ function writtenHost(url: UrlView, input: string, plain: boolean, http: boolean,
     findings.add(UrlFinding.hostCharacter, 'error', 'The host contains characters that are not allowed in a domain name.');
   if (!plain && /[^\x00-\x7f]/.test(rawHost)) {
     const lower = rawHost.toLowerCase();
-    if (/[\u3002\uff0e\uff61]/.test(lower) || lower.normalize('NFKC') !== lower.normalize('NFC')) {
+    // A string that NFKC leaves as it is is in NFC too: the second normalisation runs only when NFKC changes it.
+    const nfkc = lower.normalize('NFKC');
+    if (/[\u3002\uff0e\uff61]/.test(lower) || (nfkc !== lower && nfkc !== lower.normalize('NFC'))) {
       findings.add(
         UrlFinding.hostNormalized,
         'error',
