@@ -97,12 +97,12 @@ function dotSegmentAt(input: string, at: number): boolean {
  * cut out of the text; null otherwise (then `new URL` decides). Most URLs a server sends are
  * already canonical, and one pass over the characters costs a fraction of the parser.
  *
- * Canonical here: lower-case `http` or `https`, `://`, a host of labels of 1 to 63 characters from
- * `HOST_CLASS` (LDH), none starting with `xn--` (the parser validates those as IDNA), the last starting with
- * a letter (else the parser may read the host as an IPv4 number), at most 253 characters; no port
- * or userinfo; then a `/` and a path, query and fragment of `TAIL_CLASS` characters, with no `.` or
- * `..` segment and no `%2e` in the path. Everything it accepts holds printable ASCII only, and no
- * `@` or backslash.
+ * Canonical here: lower-case `http` or `https`, `://`, a host of labels of 1 to 63 lower-case
+ * letters, digits and hyphens, none starting with `xn--` (the parser validates those as IDNA), the
+ * last starting with a letter (else the parser may read the host as an IPv4 number), at most 253
+ * characters; no port or userinfo; then a `/` and a path, query and fragment of `TAIL_CLASS`
+ * characters, with no `.` or `..` segment and no `%2e` in the path. Everything it accepts holds
+ * printable ASCII only, and no `@` or backslash.
  */
 export function canonicalView(input: string): UrlView | null {
   const length = input.length;
