@@ -33,6 +33,7 @@ import {
   MAX_HASHED,
   neighbourhoodHashes,
   phoneticKey,
+  phoneticKeyHash,
 } from './typo.js';
 
 export interface LookalikeMatch {
@@ -460,11 +461,15 @@ class Probe {
   firstHash = 0;
   /** The host is one label without hyphens or underscores (then it has no tokens to split). */
   singleToken = true;
+  /** The ASCII key `readAscii` read last holds a hyphen or an underscore. */
+  private joined = false;
   private host: HostParts | undefined = undefined;
   /** Characters of the first key that its hashes read (ASCII labels: `PROBE_PREFIX` holds their prefix hashes). */
   private hashedLength = -1;
   private sound: string | undefined = undefined;
   private soundHash = 0;
+  /** `soundHash` holds `keyHash(firstSound())`, though `sound` may not be built yet. */
+  private hasSoundHash = false;
   private hasNeighbours = false;
   private neighbourCount = 0;
   private keyword = UNKNOWN;
@@ -485,6 +490,7 @@ class Probe {
     this.host = host;
     this.split = null;
     this.sound = undefined;
+    this.hasSoundHash = false;
     this.hasNeighbours = false;
     this.keyword = UNKNOWN;
     this.tokenCount = -1;
@@ -495,14 +501,16 @@ class Probe {
     if (host.idn) {
       this.keys = labelKeys(host.labelUnicode!);
       this.firstHash = keyHash(this.keys[0]!);
+      this.singleToken = host.subdomain === '' && label.indexOf('-') < 0 && label.indexOf('_') < 0 && !this.keys[0]!.includes('-');
     } else {
       // The pass over the label also tells whether `foldAscii` changes it; then the folded key is read.
       let key = label;
       if (this.readAscii(label)) this.readAscii((key = foldAscii(label)));
       this.asciiKeys[0] = key;
       this.keys = this.asciiKeys;
+      // `readAscii` saw whether the label has a hyphen or underscore (the ASCII fold adds none).
+      this.singleToken = host.subdomain === '' && !this.joined;
     }
-    this.singleToken = host.subdomain === '' && label.indexOf('-') < 0 && label.indexOf('_') < 0 && !this.keys[0]!.includes('-');
     return this;
   }
 
@@ -533,12 +541,14 @@ class Probe {
     let window = 0;
     let mayHaveKeyword = false;
     let mayHaveSound = false;
+    let joined = false;
     let previous = -1;
     prefix[0] = 0;
     for (let i = 0; i < length; i++) {
       const c = key.charCodeAt(i);
       if (i < n) prefix[i + 1] = h = (Math.imul(h, base) + c) | 0;
       if (c === 0x2e || c === 0x2d || c === 0x5f) {
+        if (c !== 0x2e) joined = true;
         if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
         tokenHash = 0;
         tokenLength = 0;
@@ -567,11 +577,13 @@ class Probe {
     if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
     if (isWholeTokenShape(shapes, key, wordStart, length)) mayHaveKeyword = true;
     this.firstHash = h & 0x3fffffff;
+    this.joined = joined;
     this.hashedLength = n;
     this.tokenCount = count;
     this.keyword = mayHaveKeyword ? UNKNOWN : NO;
     this.sound = mayHaveSound ? undefined : key;
     this.soundHash = this.firstHash;
+    this.hasSoundHash = !mayHaveSound;
     return foldable;
   }
 
@@ -585,13 +597,18 @@ class Probe {
     if (this.sound === undefined) {
       this.sound = phoneticKey(this.keys[0]!);
       this.soundHash = this.sound === this.keys[0] ? this.firstHash : keyHash(this.sound);
+      this.hasSoundHash = true;
     }
     return this.sound;
   }
 
   /** `keyHash` of `firstSound()`. */
   firstSoundHash(): number {
-    this.firstSound();
+    // Most callers only probe a filter with it: hashed as the key is read, without building the key.
+    if (!this.hasSoundHash) {
+      this.soundHash = phoneticKeyHash(this.keys[0]!);
+      this.hasSoundHash = true;
+    }
     return this.soundHash;
   }
 
