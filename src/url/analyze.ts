@@ -48,8 +48,9 @@ function judge(input: unknown, policy: Policy | undefined, depth: number): Judge
     findings.add(UrlFinding.tooLong, 'error', `The URL is ${input.length} characters long; the policy allows ${settings.maxLength}.`);
     return judged(findings);
   }
-  // An input already in canonical form is read as it is (and is `PLAIN`); anything else goes
-  // through the parser below.
+  // An input already in canonical form is read as it is (printable ASCII with no `@` or
+  // backslash, and `%` only in its path, query or fragment, which the raw-text scans do not
+  // read); anything else goes through the parser below.
   const canonical = canonicalView(input);
   // Printable ASCII without spaces holds no surrogate and no hidden character: skip both scans.
   const plain = canonical !== null || PLAIN.test(input);
@@ -83,7 +84,7 @@ function judge(input: unknown, policy: Policy | undefined, depth: number): Judge
     return judged(findings, url);
   }
   if (!plain) reportBackslash(input, findings);
-  const host = judgeHost(url, input, plain, settings, findings);
+  const host = judgeHost(url, input, plain, url === canonical, settings, findings);
   // `PLAIN` input has no `@`, and parsing never adds one: no decoy host to look for.
   const decoy = plain ? null : decoyHost(url, host.parts?.registrable ?? null, settings.protectedDomains);
   if (decoy !== null)

@@ -47,37 +47,118 @@ export function viewOf(url: URL): UrlView {
   };
 }
 
-// A web URL the WHATWG parser gives back exactly as written: lower-case `http` or `https`, a host
-// of lower-case letters, digits and hyphens in labels of 1 to 63 characters, none starting with
-// `xn--` (the parser validates those as IDNA) and the last starting with a letter (else the
-// parser may read the host as an IPv4 number), no port, userinfo, percent-escape or backslash,
-// then a path, query and fragment of characters that none of them percent-encodes (the query's
-// set also encodes `'`, so it is left out everywhere). Everything it matches is also `PLAIN`.
-const CANONICAL_WEB_URL =
-  /^https?:\/\/(?:(?!xn--)[a-z0-9-]{1,63}\.)*(?!xn--)[a-z][a-z0-9-]{0,62}\/[\w\-.~!$&()*+,;=:/]*(?:\?[\w\-.~!$&()*+,;=:/?]*)?(?:#[\w\-.~!$&()*+,;=:/?#]*)?$/;
-// A `.` or `..` path segment, which the parser would remove.
-const DOT_SEGMENT = /\/\.{1,2}(?:\/|$)/;
+// What each ASCII character is in a URL the WHATWG parser gives back exactly as written. In the
+// host: lower-case letters, digits and hyphens, the dots between labels and the `/` that ends it.
+// After it: the characters that none of the path, query and fragment percent-encodes (the query's
+// set also encodes `'`, so it is left out everywhere), `%`, which the parser keeps as it is, and
+// the delimiters. Anything else (0) sends the URL to the parser.
+const LDH = 1;
+const HOST_DOT = 2;
+const HOST_END = 3;
+const ORDINARY = 1;
+const DOT = 2;
+const PERCENT = 3;
+const QUESTION = 4;
+const HASH = 5;
+const HOST_CLASS = new Uint8Array(128);
+const TAIL_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  HOST_CLASS[c] = /[a-z0-9-]/.test(ch) ? LDH : ch === '.' ? HOST_DOT : ch === '/' ? HOST_END : 0;
+  TAIL_CLASS[c] =
+    ch === '.' ? DOT : ch === '%' ? PERCENT : ch === '?' ? QUESTION : ch === '#' ? HASH : /[\w\-~!$&()*+,;=:/]/.test(ch) ? ORDINARY : 0;
+}
 const MAX_HOST = 253;
+const MAX_LABEL = 63;
+// `%2e` in a path can be a dot segment (`/%2e%2E/`), which the parser resolves.
+const ENCODED_DOT = /%2e/i;
+
+/** True when `input` has `xn--` at `at` (a Punycode label, which the parser validates as IDNA). */
+function punycodeAt(input: string, at: number): boolean {
+  return (
+    input.charCodeAt(at) === 0x78 &&
+    input.charCodeAt(at + 1) === 0x6e &&
+    input.charCodeAt(at + 2) === 0x2d &&
+    input.charCodeAt(at + 3) === 0x2d
+  );
+}
+
+/** True when the path segment that starts at `at` with a `.` is `.` or `..`, which the parser removes. */
+function dotSegmentAt(input: string, at: number): boolean {
+  let next = at + 1;
+  if (input.charCodeAt(next) === 0x2e) next++;
+  if (next >= input.length) return true;
+  const c = input.charCodeAt(next);
+  return c === 0x2f || c === 0x3f || c === 0x23;
+}
 
 /**
  * The view of `input` when the WHATWG parser would return it unchanged, so its components can be
  * cut out of the text; null otherwise (then `new URL` decides). Most URLs a server sends are
- * already canonical, and this costs a fraction of the parser.
+ * already canonical, and one pass over the characters costs a fraction of the parser.
+ *
+ * Canonical here: lower-case `http` or `https`, `://`, a host of labels of 1 to 63 lower-case
+ * letters, digits and hyphens, none starting with `xn--` (the parser validates those as IDNA), the
+ * last starting with a letter (else the parser may read the host as an IPv4 number), at most 253
+ * characters; no port or userinfo; then a `/` and a path, query and fragment of `TAIL_CLASS`
+ * characters, with no `.` or `..` segment and no `%2e` in the path. Everything it accepts holds
+ * printable ASCII only, and no `@` or backslash.
  */
 export function canonicalView(input: string): UrlView | null {
-  if (!CANONICAL_WEB_URL.test(input)) return null;
+  const length = input.length;
+  if (input.charCodeAt(0) !== 0x68 || input.charCodeAt(1) !== 0x74 || input.charCodeAt(2) !== 0x74 || input.charCodeAt(3) !== 0x70)
+    return null;
   const https = input.charCodeAt(4) === 0x73;
-  const hostStart = https ? 8 : 7;
-  const pathStart = input.indexOf('/', hostStart);
-  // Longer hosts are valid URLs too, but not worth a rule of their own here.
-  if (pathStart - hostStart > MAX_HOST) return null;
-  // The fragment may hold `?`; the path holds neither `?` nor `#`.
-  const hashAt = input.indexOf('#', pathStart);
-  const questionAt = input.indexOf('?', pathStart);
-  const queryAt = questionAt >= 0 && (hashAt < 0 || questionAt < hashAt) ? questionAt : -1;
-  const pathname = input.slice(pathStart, queryAt >= 0 ? queryAt : hashAt >= 0 ? hashAt : input.length);
-  if (pathname.includes('/.') && DOT_SEGMENT.test(pathname)) return null;
-  const queryEnd = hashAt >= 0 ? hashAt : input.length;
+  const colon = https ? 5 : 4;
+  if (input.charCodeAt(colon) !== 0x3a || input.charCodeAt(colon + 1) !== 0x2f || input.charCodeAt(colon + 2) !== 0x2f) return null;
+  const hostStart = colon + 3;
+  let labelStart = hostStart;
+  let at = hostStart;
+  for (; ; at++) {
+    // A host that runs to the end has no path: the parser adds the `/`.
+    if (at >= length) return null;
+    const c = input.charCodeAt(at);
+    const kind = c < 128 ? HOST_CLASS[c] : 0;
+    if (kind === LDH) continue;
+    if (kind === HOST_END) break;
+    if (kind !== HOST_DOT || at === labelStart || at - labelStart > MAX_LABEL || punycodeAt(input, labelStart)) return null;
+    labelStart = at + 1;
+  }
+  const pathStart = at;
+  const first = input.charCodeAt(labelStart);
+  if (
+    pathStart - hostStart > MAX_HOST ||
+    pathStart === labelStart ||
+    pathStart - labelStart > MAX_LABEL ||
+    first < 0x61 ||
+    first > 0x7a ||
+    punycodeAt(input, labelStart)
+  )
+    return null;
+  // One pass over the path, query and fragment: the first `?` before any `#` starts the query,
+  // the first `#` the fragment; after them both are ordinary.
+  let queryAt = -1;
+  let hashAt = -1;
+  let percent = false;
+  for (at++; at < length; at++) {
+    const c = input.charCodeAt(at);
+    const kind = c < 128 ? TAIL_CLASS[c] : 0;
+    if (kind === ORDINARY) continue;
+    if (kind === 0) return null;
+    if (kind === HASH) {
+      if (hashAt < 0) hashAt = at;
+    } else if (kind === QUESTION) {
+      if (queryAt < 0 && hashAt < 0) queryAt = at;
+    } else if (queryAt < 0 && hashAt < 0) {
+      // In the path: a `%` may spell a dot, a `.` may be a whole segment.
+      if (kind === PERCENT) percent = true;
+      else if (input.charCodeAt(at - 1) === 0x2f && dotSegmentAt(input, at)) return null;
+    }
+  }
+  const pathEnd = queryAt >= 0 ? queryAt : hashAt >= 0 ? hashAt : length;
+  const pathname = input.slice(pathStart, pathEnd);
+  if (percent && ENCODED_DOT.test(pathname)) return null;
+  const queryEnd = hashAt >= 0 ? hashAt : length;
   return {
     href: input,
     protocol: https ? 'https:' : 'http:',
@@ -88,7 +169,7 @@ export function canonicalView(input: string): UrlView | null {
     pathname,
     // The getters give '' for a lone `?` or `#`.
     search: queryAt >= 0 && queryEnd - queryAt > 1 ? input.slice(queryAt, queryEnd) : '',
-    hash: hashAt >= 0 && input.length - hashAt > 1 ? input.slice(hashAt) : '',
+    hash: hashAt >= 0 && length - hashAt > 1 ? input.slice(hashAt) : '',
   };
 }
 

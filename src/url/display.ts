@@ -28,9 +28,15 @@ const HTTPS = Object.freeze(segment('scheme', 'https'));
 const HTTP = Object.freeze(segment('scheme', 'http'));
 const AUTHORITY = Object.freeze(segment('separator', '://'));
 const NO_AUTHORITY = Object.freeze(segment('separator', ':'));
+const EMPTY_QUERY = Object.freeze(segment('query', '?'));
+const EMPTY_FRAGMENT = Object.freeze(segment('fragment', '#'));
 
 function present(s: UrlSegment | null): number {
   return s === null ? 0 : 1;
+}
+
+function textLength(s: UrlSegment | null): number {
+  return s === null ? 0 : s.text.length;
 }
 
 export interface DisplayHost {
@@ -54,18 +60,17 @@ export function shownHost(url: UrlView, host: DisplayHost): string | null {
  * that may be logged.
  */
 export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
-  const { href, protocol, hash, search } = url;
+  const { href, protocol, hash, search, username, password, hostname: ascii, port, pathname } = url;
   const schemeSegment = protocol === 'https:' ? HTTPS : protocol === 'http:' ? HTTP : segment('scheme', protocol.slice(0, -1));
   const scheme = schemeSegment.text;
   const hasAuthority = href.charCodeAt(protocol.length) === 0x2f && href.charCodeAt(protocol.length + 1) === 0x2f;
-  const userinfo =
-    url.username !== '' || url.password !== '' ? segment('userinfo', `${url.username}${url.password !== '' ? ':***' : ''}@`) : null;
+  const userinfo = username !== '' || password !== '' ? segment('userinfo', `${username}${password !== '' ? ':***' : ''}@`) : null;
 
-  const ascii = url.hostname;
   const parts = host.parts;
-  const showUnicode = parts !== null && parts.idn && host.unicodeSafe;
-  const hostUnicode = ascii === '' ? null : parts !== null ? parts.unicode : ascii;
-  const shown = shownHost(url, host);
+  const idn = parts !== null && parts.idn;
+  const showUnicode = idn && host.unicodeSafe;
+  // The same as `shownHost`.
+  const shown = ascii === '' ? null : showUnicode ? parts.unicode : ascii;
   let registrableDomain: string | null = null;
   let subdomain: UrlSegment | null = null;
   let hostSegment: UrlSegment | null = null;
@@ -79,19 +84,36 @@ export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
       hostSegment = segment('host', shown, true);
     }
   }
-  const port = url.port !== '' ? segment('port', `:${url.port}`) : null;
-  const path = url.pathname !== '' ? segment('path', url.pathname) : null;
+  const portSegment = port !== '' ? segment('port', `:${port}`) : null;
+  const path = pathname !== '' ? segment('path', pathname) : null;
   // An empty query or fragment (`/?`, `/#`) is still part of the canonical URL; the delimiters
   // can only sit right before the fragment or at the very end.
-  const emptyFragment = hash === '' && href.endsWith('#');
+  const last = href.charCodeAt(href.length - 1);
+  const emptyFragment = hash === '' && last === 0x23;
   const beforeFragment = href.length - (hash !== '' ? hash.length : emptyFragment ? 1 : 0);
-  const queryText = search !== '' ? search : href.charCodeAt(beforeFragment - 1) === 0x3f ? '?' : '';
-  const query = queryText !== '' ? segment('query', queryText) : null;
-  const fragment = hash !== '' || emptyFragment ? segment('fragment', emptyFragment ? '#' : hash) : null;
+  const query = search !== '' ? segment('query', search) : href.charCodeAt(beforeFragment - 1) === 0x3f ? EMPTY_QUERY : null;
+  const fragment = hash !== '' ? segment('fragment', hash) : emptyFragment ? EMPTY_FRAGMENT : null;
 
   // One array of the exact size: growing it segment by segment allocates several times that.
   const count =
-    2 + present(userinfo) + present(subdomain) + present(hostSegment) + present(port) + present(path) + present(query) + present(fragment);
+    2 +
+    present(userinfo) +
+    present(subdomain) +
+    present(hostSegment) +
+    present(portSegment) +
+    present(path) +
+    present(query) +
+    present(fragment);
+  const length =
+    scheme.length +
+    (hasAuthority ? 3 : 1) +
+    textLength(userinfo) +
+    textLength(subdomain) +
+    textLength(hostSegment) +
+    textLength(portSegment) +
+    pathname.length +
+    textLength(query) +
+    textLength(fragment);
   const segments = new Array<UrlSegment>(count);
   let at = 0;
   segments[at++] = schemeSegment;
@@ -99,7 +121,7 @@ export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
   if (userinfo !== null) segments[at++] = userinfo;
   if (subdomain !== null) segments[at++] = subdomain;
   if (hostSegment !== null) segments[at++] = hostSegment;
-  if (port !== null) segments[at++] = port;
+  if (portSegment !== null) segments[at++] = portSegment;
   if (path !== null) segments[at++] = path;
   if (query !== null) segments[at++] = query;
   if (fragment !== null) segments[at++] = fragment;
@@ -108,10 +130,8 @@ export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
   // Unicode host, or it leaves something out (a trailing dot of the host, the `/.` before a path
   // that starts with `//`), which shortens the whole. Without those two, equal length means the
   // segments spell `href`: use it rather than a concatenation.
-  let length = 0;
-  for (const s of segments) length += s.text.length;
   let full: string;
-  if (url.password === '' && !showUnicode && length === href.length) {
+  if (password === '' && !showUnicode && length === href.length) {
     full = href;
   } else {
     full = '';
@@ -122,9 +142,9 @@ export function buildDisplay(url: UrlView, host: DisplayHost): UrlDisplay {
     segments,
     scheme,
     host: shown,
-    hostUnicode,
+    hostUnicode: ascii === '' ? null : parts !== null ? parts.unicode : ascii,
     hostAscii: ascii === '' ? null : ascii,
     registrableDomain,
-    punycodeShown: parts !== null && parts.idn && !host.unicodeSafe,
+    punycodeShown: idn && !host.unicodeSafe,
   };
 }

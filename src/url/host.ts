@@ -182,5 +182,6 @@ function splitHost(ascii: string): HostParts {
 
 /** `localhost` and `*.localhost` (RFC 6761: always loopback). */
 export function isLocalhostName(ascii: string): boolean {
-  return ascii === 'localhost' || ascii.endsWith('.localhost');
+  // Most hosts do not end in `t`: one character read instead of a string search.
+  return ascii.charCodeAt(ascii.length - 1) === 0x74 && (ascii === 'localhost' || ascii.endsWith('.localhost'));
 }

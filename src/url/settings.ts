@@ -21,25 +21,27 @@ function stringList(value: unknown): readonly string[] {
   return value.every((v) => typeof v === 'string') ? (value as string[]) : value.filter((v): v is string => typeof v === 'string');
 }
 
+// Keyed by a frozen policy whose `url` is frozen too (what `parsePolicy` hands out): its settings
+// can no longer change, so one probe by the policy's identity answers.
 const SETTINGS_CACHE = new WeakMap<object, Settings>();
 
-// Set only for a frozen policy with a frozen `url`, whose settings can no longer change.
+// The last policy asked about: a caller checks many URLs under one policy.
 let lastPolicy: Policy | undefined;
 let lastSettings: Settings | undefined;
 
 /**
  * Reads the URL settings defensively (JS callers may pass a partial or malformed policy); cached
- * per frozen `policy.url` object, which `parsePolicy` produces, so a policy is read once.
+ * per frozen policy, which `parsePolicy` produces, so a policy is read once.
  */
 export function settingsOf(policy: Policy | undefined): Settings {
-  // A caller checks many URLs under one policy: the last frozen policy answers without a lookup.
   if (policy === lastPolicy && policy !== undefined) return lastSettings!;
-  const url = (policy as { url?: unknown } | undefined)?.url;
-  if (typeof url !== 'object' || url === null || !Object.isFrozen(url) || !Object.isFrozen(policy)) return readSettings(policy);
-  let settings = SETTINGS_CACHE.get(url);
-  if (settings === undefined || settings.development !== (policy?.profile === 'development')) {
+  if (typeof policy !== 'object' || policy === null) return readSettings(policy);
+  let settings = SETTINGS_CACHE.get(policy);
+  if (settings === undefined) {
     settings = readSettings(policy);
-    SETTINGS_CACHE.set(url, settings);
+    const url = (policy as { url?: unknown }).url;
+    if (!Object.isFrozen(policy) || typeof url !== 'object' || url === null || !Object.isFrozen(url)) return settings;
+    SETTINGS_CACHE.set(policy, settings);
   }
   lastPolicy = policy;
   lastSettings = settings;

@@ -81,9 +81,13 @@ const SPECIAL_USE_TLDS = [
 // of cutting the last label out of every suffix and looking it up.
 const SPECIAL_USE_TLD = new RegExp(`(?:^|\\.)(${[...SPECIAL_USE_TLDS, 'arpa'].join('|')})$`);
 
+// The last letters of those names: a suffix ending in another letter (`com`, `org`, `io`) skips the regex.
+const SPECIAL_USE_LAST = new Uint8Array(128);
+for (const name of [...SPECIAL_USE_TLDS, 'arpa']) SPECIAL_USE_LAST[name.charCodeAt(name.length - 1)] = 1;
+
 /** The special-use name a host is under, from its public suffix (tldts treats unknown TLDs as suffixes). */
 function specialUseSuffix(host: string, suffix: string | null): string | null {
-  if (suffix === null) return null;
+  if (suffix === null || SPECIAL_USE_LAST[suffix.charCodeAt(suffix.length - 1)] !== 1) return null;
   const tld = SPECIAL_USE_TLD.exec(suffix)?.[1];
   if (tld === undefined) return null;
   if (tld !== 'arpa') return tld;
@@ -112,9 +116,13 @@ function looksLikeIpLiteral(host: string): boolean {
   return host.charCodeAt(0) === 0x5b || (last >= 0x30 && last <= 0x39);
 }
 
-export function judgeHost(url: UrlView, input: string, plain: boolean, settings: Settings, findings: Findings): HostJudgement {
+/**
+ * What the host as written shows (userinfo, an IP address in any notation, percent-escapes,
+ * empty or long labels, characters outside a domain name, compatibility characters) next to what
+ * the parser made of it. True when the host is an IP address (its findings are then complete).
+ */
+function writtenHost(url: UrlView, input: string, plain: boolean, http: boolean, settings: Settings, findings: Findings): boolean {
   const host = url.hostname;
-  const http = url.protocol === 'http:';
   const maybeIp = looksLikeIpLiteral(host);
   // The raw authority matters only when the input could hide something there.
   const raw = maybeIp || !plain ? rawAuthority(input) : null;
@@ -138,7 +146,7 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
       findings.add(UrlFinding.ipHost, 'error', `The host is an IP address (${host}), not a domain name.`);
     }
     if (http && !(settings.development && ip.loopback && !ip.obfuscated)) schemeFinding(findings, settings, 'http');
-    return { parts: null, unicodeSafe: true };
+    return true;
   }
 
   if (raw !== null && rawHost.includes('%'))
@@ -156,7 +164,9 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
     findings.add(UrlFinding.hostCharacter, 'error', 'The host contains characters that are not allowed in a domain name.');
   if (!plain && /[^\x00-\x7f]/.test(rawHost)) {
     const lower = rawHost.toLowerCase();
-    if (/[\u3002\uff0e\uff61]/.test(lower) || lower.normalize('NFKC') !== lower.normalize('NFC')) {
+    // A string that NFKC leaves as it is is in NFC too: the second normalisation runs only when NFKC changes it.
+    const nfkc = lower.normalize('NFKC');
+    if (/[\u3002\uff0e\uff61]/.test(lower) || (nfkc !== lower && nfkc !== lower.normalize('NFC'))) {
       findings.add(
         UrlFinding.hostNormalized,
         'error',
@@ -165,11 +175,34 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
       );
     }
   }
+  return false;
+}
+
+/** The judgement of a host that is not a domain name (an IP literal, a loopback name): shown as it is. */
+const NOT_A_DOMAIN: HostJudgement = Object.freeze({ parts: null, unicodeSafe: true });
+
+/**
+ * Judges the host of a web URL. `canonical` says that `url` is the input as written and passed
+ * `canonicalView`: then its host is lower-case letters, digits and hyphens in labels of 1 to 63
+ * characters, at most 253 long, the last label starting with a letter, so it cannot be an IP
+ * address and holds nothing `writtenHost` looks for.
+ */
+export function judgeHost(
+  url: UrlView,
+  input: string,
+  plain: boolean,
+  canonical: boolean,
+  settings: Settings,
+  findings: Findings,
+): HostJudgement {
+  const host = url.hostname;
+  const http = url.protocol === 'http:';
+  if (!canonical && writtenHost(url, input, plain, http, settings, findings)) return NOT_A_DOMAIN;
 
   if (isLocalhostName(host)) {
     if (settings.development) {
       findings.add(UrlFinding.loopbackDevelopment, 'info', `Loopback host ${host} allowed by the development profile.`);
-      return { parts: null, unicodeSafe: true };
+      return NOT_A_DOMAIN;
     }
     findings.add(
       UrlFinding.noRegistrableDomain,
@@ -177,7 +210,7 @@ export function judgeHost(url: UrlView, input: string, plain: boolean, settings:
       `The host ${host} points to this computer; loopback hosts are allowed only in the development profile.`,
     );
     if (http) schemeFinding(findings, settings, 'http');
-    return { parts: null, unicodeSafe: true };
+    return NOT_A_DOMAIN;
   }
 
   if (http) schemeFinding(findings, settings, 'http');

@@ -29,31 +29,35 @@ const USERS = {
 type User = keyof typeof USERS;
 const MODERN = '2026-07-28';
 
-async function freePort(): Promise<number> {
+/**
+ * A free loopback port, held by a listening probe until `release` is called right before the
+ * server takes it: while the file runs, no other test's port-0 listener can be given it.
+ */
+async function heldPort(): Promise<{ port: number; release(): Promise<void> }> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const port = (probe.address() as { port: number }).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
+  return { port, release: () => new Promise<void>((resolve) => probe.close(() => resolve())) };
 }
 
 let provider: TestProvider;
 // One port per server started (each registered with the provider): a client's pooled keep-alive
 // connection to a server closed by the previous test never meets the next one.
-const ports: number[] = [];
+const ports: { port: number; release(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  for (let i = 0; i < 12; i += 1) ports.push(await freePort());
+  for (let i = 0; i < 12; i += 1) ports.push(await heldPort());
   provider = await startTestProvider({
     clientId: 'readme-v2-client',
     clientSecret: CLIENT_SECRET,
-    redirectUris: ports.map((port) => `http://127.0.0.1:${port}/oauth/callback`),
+    redirectUris: ports.map(({ port }) => `http://127.0.0.1:${port}/oauth/callback`),
     accountId: USERS.alice.account,
     resourceScope: 'files',
   });
 });
 
 afterAll(async () => {
+  for (const held of ports.splice(0)) await held.release();
   await provider?.close();
 });
 
@@ -64,10 +68,11 @@ afterEach(async () => {
 
 async function start(waitMs?: number) {
   const vault = new MemorySecretVault();
-  const port = ports.shift();
-  if (port === undefined) throw new Error('more servers started than ports registered with the provider');
+  const held = ports.shift();
+  if (held === undefined) throw new Error('more servers started than ports registered with the provider');
+  await held.release();
   const server = await startServer({
-    port,
+    port: held.port,
     provider: { issuer: provider.issuer, clientId: 'readme-v2-client', clientSecret: CLIENT_SECRET },
     vault,
     verifyBearer: (token) => (Object.keys(USERS) as User[]).find((u) => USERS[u].bearer === token) ?? null,
