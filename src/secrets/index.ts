@@ -2,6 +2,7 @@ export {
   findSecret,
   findSecretOrToken,
   looksRandomToken,
+  mayHoldSecret,
   mentionsKeyPrefix,
   shannonEntropy,
   type SecretKind,

@@ -6,6 +6,7 @@
  */
 
 import { CONNECTION_FORMATS, KEY_PREFIXES, KNOWN_FORMATS } from './data/known-formats.js';
+import { type SecretScreen, screenFor } from './prefilter.js';
 
 export type SecretKind =
   | 'jwt'
@@ -59,6 +60,24 @@ export function findSecret(value: string): SecretMatch | null {
   if (!ANY.test(text)) return null;
   for (const { rule, kind, pattern } of RULES) if (pattern.test(text)) return { kind, rule };
   return null;
+}
+
+let screen: SecretScreen | undefined;
+
+/** The screen of the combined pattern, built on first use (the form checks never ask for it). */
+export function secretScreen(): SecretScreen {
+  screen ??= screenFor(RULES.map((r) => r.pattern.source));
+  return screen;
+}
+
+/**
+ * False only when `findSecret(value)` is null, told in one pass over a token-like value without
+ * running the combined pattern (`prefilter.ts`); true for every other value. For callers whose
+ * values are mostly ids and nonces (URL parameters); an answer a user typed gains nothing by it.
+ */
+export function mayHoldSecret(value: string): boolean {
+  if (value.length < 16) return false;
+  return secretScreen().mayMatch(value.length > MAX_SCAN ? value.slice(0, MAX_SCAN) : value);
 }
 
 /** Shannon entropy in bits per character. */

@@ -17,7 +17,7 @@
  * design and not credentials, `client_id` is public, a signed `request` object (JAR) is not a
  * secret. A value with a well-known secret *prefix* still blocks wherever it sits.
  */
-import { findSecret, findSecretOrToken, looksRandomToken, type SecretMatch } from '../secrets/index.js';
+import { findSecret, looksRandomToken, mayHoldSecret, type SecretMatch } from '../secrets/index.js';
 import type { UrlPart } from './parts.js';
 
 export interface CredentialHit {
@@ -266,15 +266,23 @@ function classOfName(key: string): NameClass {
   return null;
 }
 
+/**
+ * `findSecret`, behind its screen: most URL values are ids and nonces that the screen clears in
+ * one pass without running the combined pattern.
+ */
+function secretIn(value: string): SecretMatch | null {
+  return mayHoldSecret(value) ? findSecret(value) : null;
+}
+
 /** Evidence enough under a name that says "credential". */
 function looksLikeCredentialValue(value: string): boolean {
-  if (findSecretOrToken(value) !== null) return true;
+  if (secretIn(value) !== null || looksRandomToken(value)) return true;
   return value.length >= 12 && value.length <= 4096 && TOKEN_CHARS.test(value) && /[A-Za-z]/.test(value) && /[0-9]/.test(value);
 }
 
 /** Evidence enough under an ambiguous name: a known shape, long hex, or mixed-case random text. */
 function clearlyRandom(value: string): boolean {
-  if (findSecret(value) !== null) return true;
+  if (secretIn(value) !== null) return true;
   if (value.length >= 32 && HEX.test(value)) return true;
   return /[a-z]/.test(value) && /[A-Z]/.test(value) && /[0-9]/.test(value) && looksRandomToken(value);
 }
@@ -348,11 +356,11 @@ export function shapedSecret(value: string): SecretMatch | null {
   const prefixed = prefixedSecret(value);
   if (prefixed !== null) return SLUG.test(value) ? null : prefixed;
   if (value.length < 16) return null;
-  const match = findSecret(value);
+  const match = secretIn(value);
   if (match !== null) return match.kind === 'api-key' && SLUG.test(value) ? null : match;
   if (BASE64_JSON.test(value)) {
     const decoded = decodeBase64Url(value);
-    if (decoded !== null) return findSecret(decoded);
+    if (decoded !== null) return secretIn(decoded);
   }
   return null;
 }
@@ -378,7 +386,12 @@ const CONTEXT_SHAPES = new Uint32Array(128);
 for (const name of [...ALWAYS_SECRET, ...PATH_SECRET_CONTEXT]) CONTEXT_SHAPES[name.charCodeAt(0) & 0x7f]! |= 1 << Math.min(name.length, 31);
 
 function mayBeSecretContext(context: string): boolean {
-  return (CONTEXT_SHAPES[context.charCodeAt(0) & 0x7f]! & (1 << Math.min(context.length, 31))) !== 0;
+  return mayBeSecretContextShape(context.charCodeAt(0), context.length);
+}
+
+/** False when no secret-naming segment starts with the character `first` and has `length` characters (`gate.ts`). */
+export function mayBeSecretContextShape(first: number, length: number): boolean {
+  return (CONTEXT_SHAPES[first & 0x7f]! & (1 << Math.min(length, 31))) !== 0;
 }
 
 function namedCredential(part: UrlPart): string | null {
@@ -451,6 +464,11 @@ const CALLBACK_PATH =
   /(?:^|\/)(?:callback|callbacks|cb|redirect|oauth2?|auth|signin-oidc|oidc|sso|complete|return|login|connect)(?:[/_.-]|$)/i;
 const RESPONSE_COMPANIONS = new Set(['state', 'iss', 'sessionstate']);
 
+/** True for the parameter names `findAuthorizationResponse` reads: `code` and its companions (`gate.ts`). */
+export function isAuthorizationResponseName(key: string): boolean {
+  return key === 'code' || RESPONSE_COMPANIONS.has(key);
+}
+
 /**
  * An OAuth 2.0 / OIDC authorization *response* (RFC 6749 §4.1.2, RFC 9207, OIDC Core §3.1.2.5):
  * a `code` with its `state`, `iss` or `session_state`, or a `code` on a redirection endpoint's
@@ -493,7 +511,7 @@ export function findSecretInHost(hostname: string): CredentialHit | null {
   if (hostname.length < 17 || !hasLongLabel(hostname, 16) || !HOST_LABEL_PREFIX.test(hostname)) return null;
   for (const label of hostname.split('.')) {
     if (label.length < 16 || !LABEL_PREFIX.test(label)) continue;
-    const match = findSecret(label) ?? findSecret(label.toUpperCase());
+    const match = secretIn(label) ?? secretIn(label.toUpperCase());
     if (match !== null) return { part: null, rule: `${match.rule} in a host label` };
   }
   return null;

@@ -33,6 +33,7 @@ import {
   MAX_HASHED,
   neighbourhoodHashes,
   phoneticKey,
+  phoneticKeyHash,
 } from './typo.js';
 
 export interface LookalikeMatch {
@@ -460,11 +461,15 @@ class Probe {
   firstHash = 0;
   /** The host is one label without hyphens or underscores (then it has no tokens to split). */
   singleToken = true;
+  /** The ASCII key `readAscii` read last holds a hyphen or an underscore. */
+  private joined = false;
   private host: HostParts | undefined = undefined;
   /** Characters of the first key that its hashes read (ASCII labels: `PROBE_PREFIX` holds their prefix hashes). */
   private hashedLength = -1;
   private sound: string | undefined = undefined;
   private soundHash = 0;
+  /** `soundHash` holds `keyHash(firstSound())`, though `sound` may not be built yet. */
+  private hasSoundHash = false;
   private hasNeighbours = false;
   private neighbourCount = 0;
   private keyword = UNKNOWN;
@@ -473,6 +478,8 @@ class Probe {
   private allTokenHashes = false;
   /** The one key of an ASCII label (`keys`, reused). */
   private readonly asciiKeys: string[] = [''];
+  /** `tokensOf` the host, once both indexes may need it (null: not split yet). */
+  private split: Tokens | null = null;
 
   constructor(host?: HostParts) {
     if (host !== undefined) this.reset(host);
@@ -481,7 +488,9 @@ class Probe {
   /** Reads `host` afresh (its registrable domain, label and suffix set). */
   reset(host: HostParts): this {
     this.host = host;
+    this.split = null;
     this.sound = undefined;
+    this.hasSoundHash = false;
     this.hasNeighbours = false;
     this.keyword = UNKNOWN;
     this.tokenCount = -1;
@@ -492,14 +501,16 @@ class Probe {
     if (host.idn) {
       this.keys = labelKeys(host.labelUnicode!);
       this.firstHash = keyHash(this.keys[0]!);
+      this.singleToken = host.subdomain === '' && label.indexOf('-') < 0 && label.indexOf('_') < 0 && !this.keys[0]!.includes('-');
     } else {
       // The pass over the label also tells whether `foldAscii` changes it; then the folded key is read.
       let key = label;
       if (this.readAscii(label)) this.readAscii((key = foldAscii(label)));
       this.asciiKeys[0] = key;
       this.keys = this.asciiKeys;
+      // `readAscii` saw whether the label has a hyphen or underscore (the ASCII fold adds none).
+      this.singleToken = host.subdomain === '' && !this.joined;
     }
-    this.singleToken = host.subdomain === '' && label.indexOf('-') < 0 && label.indexOf('_') < 0 && !this.keys[0]!.includes('-');
     return this;
   }
 
@@ -530,12 +541,14 @@ class Probe {
     let window = 0;
     let mayHaveKeyword = false;
     let mayHaveSound = false;
+    let joined = false;
     let previous = -1;
     prefix[0] = 0;
     for (let i = 0; i < length; i++) {
       const c = key.charCodeAt(i);
       if (i < n) prefix[i + 1] = h = (Math.imul(h, base) + c) | 0;
       if (c === 0x2e || c === 0x2d || c === 0x5f) {
+        if (c !== 0x2e) joined = true;
         if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
         tokenHash = 0;
         tokenLength = 0;
@@ -564,12 +577,19 @@ class Probe {
     if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
     if (isWholeTokenShape(shapes, key, wordStart, length)) mayHaveKeyword = true;
     this.firstHash = h & 0x3fffffff;
+    this.joined = joined;
     this.hashedLength = n;
     this.tokenCount = count;
     this.keyword = mayHaveKeyword ? UNKNOWN : NO;
     this.sound = mayHaveSound ? undefined : key;
     this.soundHash = this.firstHash;
+    this.hasSoundHash = !mayHaveSound;
     return foldable;
+  }
+
+  /** The host's tokens (`tokensOf` with the first key), split once for both indexes. */
+  tokens(): Tokens {
+    return (this.split ??= tokensOf(this.host!, this.keys[0]!));
   }
 
   /** `phoneticKey` of the first key. */
@@ -577,13 +597,18 @@ class Probe {
     if (this.sound === undefined) {
       this.sound = phoneticKey(this.keys[0]!);
       this.soundHash = this.sound === this.keys[0] ? this.firstHash : keyHash(this.sound);
+      this.hasSoundHash = true;
     }
     return this.sound;
   }
 
   /** `keyHash` of `firstSound()`. */
   firstSoundHash(): number {
-    this.firstSound();
+    // Most callers only probe a filter with it: hashed as the key is read, without building the key.
+    if (!this.hasSoundHash) {
+      this.soundHash = phoneticKeyHash(this.keys[0]!);
+      this.hasSoundHash = true;
+    }
     return this.soundHash;
   }
 
@@ -658,26 +683,39 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  * labels without running a regex of every word over them.
  */
 class WordStartFilter {
-  private static readonly LOG2_BITS = 12;
-  private readonly bits = new Uint32Array((1 << WordStartFilter.LOG2_BITS) >>> 5);
+  private readonly bits: Uint32Array;
+  /** 32 minus log2 of the filter's bits: at least 2^12, and 16 bits a word (a policy's thousands of brands would fill 2^12). */
+  private readonly shift: number;
 
-  constructor(words: Iterable<string>) {
+  constructor(words: readonly string[]) {
+    let log2 = 12;
+    while (1 << log2 < words.length * 16 && log2 < 20) log2++;
+    this.bits = new Uint32Array((1 << log2) >>> 5);
+    this.shift = 32 - log2;
     for (const word of words) {
       let window = 0;
       for (let i = 0; i < 4; i++) window = (window << 8) | (word.charCodeAt(i) & 0xff);
-      const bit = WordStartFilter.bitOf(window);
+      const bit = this.bitOf(window);
       this.bits[bit >>> 5]! |= 1 << (bit & 31);
     }
   }
 
-  private static bitOf(window: number): number {
-    return Math.imul(window, 0x9e3779b1) >>> (32 - WordStartFilter.LOG2_BITS);
+  private bitOf(window: number): number {
+    return Math.imul(window, 0x9e3779b1) >>> this.shift;
   }
 
   /** The last four characters read, one byte each (as `mayContain` builds them), may start a word. */
   hasWindow(window: number): boolean {
-    const bit = WordStartFilter.bitOf(window);
+    const bit = this.bitOf(window);
     return (this.bits[bit >>> 5]! & (1 << (bit & 31))) !== 0;
+  }
+
+  /** A word may start at `at` in `text` (four characters or more from there). */
+  mayStartAt(text: string, at: number): boolean {
+    if (at + 4 > text.length) return false;
+    let window = 0;
+    for (let i = at; i < at + 4; i++) window = (window << 8) | (text.charCodeAt(i) & 0xff);
+    return this.hasWindow(window);
   }
 
   mayContain(text: string): boolean {
@@ -688,7 +726,7 @@ class WordStartFilter {
     for (let i = 0; i < text.length; i++) {
       window = (window << 8) | (text.charCodeAt(i) & 0xff);
       if (i < 3) continue;
-      const bit = WordStartFilter.bitOf(window);
+      const bit = this.bitOf(window);
       if ((this.bits[bit >>> 5]! & (1 << (bit & 31))) !== 0) return true;
     }
     return false;
@@ -720,6 +758,8 @@ class BrandScanner {
 
   /** The longest brand that starts at `at` in `text`, or null. */
   longestAt(text: string, at: number): string | null {
+    // Every brand has four characters or more (`MIN_COMBO_SUBSTRING`), so its first four are in `starts`.
+    if (!this.starts.mayStartAt(text, at)) return null;
     for (const length of this.lengths) {
       if (at + length > text.length) continue;
       const piece = text.slice(at, at + length);
@@ -951,7 +991,7 @@ export class LookalikeIndex {
     const tokens = probe.singleToken
       ? null
       : host.idn || anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter)
-        ? this.tokens(host, keys[0]!)
+        ? probe.tokens()
         : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
     // glued target) or a keyword in the label; most hosts have neither, and are done here.
@@ -1101,34 +1141,6 @@ export class LookalikeIndex {
       for (const c of found) if (!candidates.includes(c)) candidates.push(c);
     }
     return candidates;
-  }
-
-  /**
-   * The subdomain and label of `host` split at dots and hyphens, as look-alike keys, with the
-   * separator after each; the subdomain's tokens come first. Every token is keyed on its own
-   * (the ASCII fold never joins characters across a separator), so the subdomain and the label
-   * are split apart and the label reuses its key (`labelKey`, the folded label when ASCII).
-   */
-  private tokens(host: HostParts, labelKey: string): Tokens {
-    const keys: string[] = [];
-    const hashes: number[] = [];
-    const separators: string[] = [];
-    const sub = host.idn ? host.subdomainUnicode : host.subdomain;
-    const label = host.idn ? host.labelUnicode! : host.label!;
-    if (sub !== '') splitTokens(host.idn ? sub : foldAscii(sub), '.', host.idn ? label : null, labelKey, keys, hashes, separators);
-    const subdomainCount = keys.length;
-    // An IDN label whose dash look-alike (`microsoft–com`) folds to a hyphen splits like ASCII.
-    const foldedSplit = host.idn && !label.includes('-') && labelKey.includes('-');
-    splitTokens(
-      host.idn && !foldedSplit ? label : labelKey,
-      '',
-      host.idn && !foldedSplit ? label : null,
-      labelKey,
-      keys,
-      hashes,
-      separators,
-    );
-    return { keys, hashes, separators, subdomainCount };
   }
 
   /** `tokens` is null when the host is a single label without hyphens. */
@@ -1313,6 +1325,26 @@ function splitTokens(
   }
 }
 
+/**
+ * The subdomain and label of `host` split at dots and hyphens, as look-alike keys, with the
+ * separator after each; the subdomain's tokens come first. Every token is keyed on its own
+ * (the ASCII fold never joins characters across a separator), so the subdomain and the label
+ * are split apart and the label reuses its key (`labelKey`, the folded label when ASCII).
+ */
+function tokensOf(host: HostParts, labelKey: string): Tokens {
+  const keys: string[] = [];
+  const hashes: number[] = [];
+  const separators: string[] = [];
+  const sub = host.idn ? host.subdomainUnicode : host.subdomain;
+  const label = host.idn ? host.labelUnicode! : host.label!;
+  if (sub !== '') splitTokens(host.idn ? sub : foldAscii(sub), '.', host.idn ? label : null, labelKey, keys, hashes, separators);
+  const subdomainCount = keys.length;
+  // An IDN label whose dash look-alike (`microsoft–com`) folds to a hyphen splits like ASCII.
+  const foldedSplit = host.idn && !label.includes('-') && labelKey.includes('-');
+  splitTokens(host.idn && !foldedSplit ? label : labelKey, '', host.idn && !foldedSplit ? label : null, labelKey, keys, hashes, separators);
+  return { keys, hashes, separators, subdomainCount };
+}
+
 /** A site under a private PSL suffix whose own label is a TLD name (`com.akadns.net`): a CDN's per-customer namespace. */
 function isEdgeSuffixSite(host: HostParts): boolean {
   const suffix = host.suffix ?? '';
@@ -1340,11 +1372,14 @@ function skeletonIndexOf(): ReadonlyMap<string, readonly ProtectedSite[]> {
   return (skeletonIndex = index);
 }
 
-/** A homograph of a site on the skeleton-only list: the whole registrable domain's skeleton, as Chromium matches its top domains. */
-function skeletonOnlyHomograph(host: HostParts): LookalikeMatch | null {
+/**
+ * A homograph of a site on the skeleton-only list: the whole registrable domain's skeleton, as
+ * Chromium matches its top domains. `keys` are the label's `labelKeys` (the probe's).
+ */
+function skeletonOnlyHomograph(host: HostParts, keys: readonly string[]): LookalikeMatch | null {
   if (host.registrable === null || host.labelUnicode === null || !/[^\x00-\x7f]/.test(host.labelUnicode)) return null;
   const index = skeletonIndexOf();
-  for (const key of labelKeys(host.labelUnicode)) {
+  for (const key of keys) {
     for (const site of index.get(`${key}.${host.suffix}`) ?? NONE) {
       if (host.ascii === site.domain || host.ascii.endsWith('.' + site.domain)) continue;
       return { code: UrlFinding.lookalikeHomoglyph, severity: 'error', target: site.domain, how: 'looks the same as' };
@@ -1429,7 +1464,7 @@ function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch 
   if (policyMay && policyIndex.ownsSite(host, probe)) return null;
   const builtIn = builtInMay ? BUILT_IN_INDEX.matchProbe(host, probe) : null;
   if (builtIn?.severity === 'error') return ownedBySkeletonOnlySite(registrable) ? null : builtIn;
-  const homograph = host.idn && !ownedBySkeletonOnlySite(registrable) ? skeletonOnlyHomograph(host) : null;
+  const homograph = host.idn && !ownedBySkeletonOnlySite(registrable) ? skeletonOnlyHomograph(host, probe.keys) : null;
   if (homograph !== null) return homograph;
   const fromPolicy = policyMay ? policyIndex.matchProbe(host, probe) : null;
   const found = fromPolicy?.severity === 'error' ? fromPolicy : (builtIn ?? fromPolicy);

@@ -1,8 +1,8 @@
 /**
  * The pieces of a URL that can carry data: query parameters, fragment parameters (OAuth's
- * implicit flow puts tokens there), the fragment as a whole, and path segments; each decoded once.
+ * implicit flow puts tokens there), the fragment as a whole, and path segments (and the matrix
+ * parameters inside them), each decoded once; `gate.ts` cuts them.
  */
-import type { UrlView } from './canonical.js';
 
 export type PartLocation = 'query' | 'fragment' | 'path';
 
@@ -20,9 +20,11 @@ export interface UrlPart {
   readonly context: string;
 }
 
-const MAX_PARTS = 256;
+/** How many parts a URL is cut into at most. */
+export const MAX_PARTS = 256;
 
-function decode(text: string): string {
+/** Percent-escapes decoded; text that does not decode stays as it is. */
+export function decode(text: string): string {
   if (!text.includes('%')) return text;
   try {
     return decodeURIComponent(text);
@@ -59,88 +61,9 @@ const MAX_NORMALIZED = 4096;
 /** Longer names are normalised each time rather than kept. */
 const MAX_REMEMBERED = 64;
 
-function plusToSpace(text: string): string {
-  return text.includes('+') ? text.replace(/\+/g, ' ') : text;
-}
-
-// The splitting below walks the text with `indexOf` instead of `split`: `split` allocates an
-// array per call and costs more than the rest of this module on a typical URL.
-
-/**
- * Which escapes the URL holds at all: most hold no `%` and no `+`, and then no part needs
- * decoding, which saves looking for them in every name and value.
- */
-interface Escapes {
-  readonly percent: boolean;
-  readonly plus: boolean;
-}
-
-/**
- * Parses `text` from `from` on as `name=value` pairs separated by `&` (and `;` for matrix
- * parameters), cutting names and values straight out of `text`.
- */
-function parseParams(text: string, from: number, where: PartLocation, out: UrlPart[], escapes: Escapes, semicolons = false): void {
-  let start = from;
-  while (start <= text.length) {
-    let end = text.indexOf('&', start);
-    if (end < 0) end = text.length;
-    if (semicolons) {
-      const semicolon = text.indexOf(';', start);
-      if (semicolon >= 0 && semicolon < end) end = semicolon;
-    }
-    if (end > start && out.length < MAX_PARTS) {
-      let eq = start;
-      while (eq < end && text.charCodeAt(eq) !== 0x3d) eq++;
-      const rawName = text.slice(start, eq);
-      const rawValue = eq < end ? text.slice(eq + 1, end) : '';
-      const spaced = escapes.plus ? plusToSpace(rawName) : rawName;
-      const name = escapes.percent ? decode(spaced) : spaced;
-      const literal = escapes.percent ? decode(rawValue) : rawValue;
-      const value = escapes.plus && rawValue.includes('+') ? decode(plusToSpace(rawValue)) : literal;
-      out.push({ where, name, key: normalizeName(name), value, literal, context: '' });
-    }
-    start = end + 1;
-  }
-}
-
-/** Every data-carrying part of a parsed URL, at most 256. */
-export function urlParts(url: UrlView): UrlPart[] {
-  const out: UrlPart[] = [];
-  const pathname = url.pathname;
-  const search = url.search;
-  const hash = url.hash;
-  if (pathname === '/' && search === '' && hash === '') return out;
-  const escapes: Escapes = { percent: url.href.includes('%'), plus: url.href.includes('+') };
-  if (search.length > 1) parseParams(search, 1, 'query', out, escapes);
-  if (hash.length > 1) {
-    const fragment = hash.slice(1);
-    const decoded = escapes.percent ? decode(fragment) : fragment;
-    out.push({ where: 'fragment', name: null, key: '', value: decoded, literal: decoded, context: '' });
-    // `#access_token=...&state=...`, or a client-side route with its own query (`#/cb?x=1`).
-    const q = hash.indexOf('?', 1);
-    const params = q >= 0 ? q + 1 : 1;
-    if (hash.indexOf('=', params) >= 0) parseParams(hash, params, 'fragment', out, escapes);
-  }
-  let context = '';
-  let start = 0;
-  while (start <= pathname.length) {
-    let end = pathname.indexOf('/', start);
-    if (end < 0) end = pathname.length;
-    if (end > start && out.length < MAX_PARTS) {
-      const segment = pathname.slice(start, end);
-      // Matrix parameters (`/app;jsessionid=...`) are named values inside a segment.
-      const semicolon = segment.indexOf(';');
-      const head = semicolon >= 0 ? segment.slice(0, semicolon) : segment;
-      if (semicolon >= 0) parseParams(segment, semicolon + 1, 'path', out, escapes, true);
-      if (head !== '') {
-        const decoded = escapes.percent ? decode(head) : head;
-        out.push({ where: 'path', name: null, key: '', value: decoded, literal: decoded, context });
-        context = normalizeName(decoded);
-      }
-    }
-    start = end + 1;
-  }
-  return out;
+/** `+` read as a space (form encoding). */
+export function plusToSpace(text: string): string {
+  return text.includes('+') ? text.replaceAll('+', ' ') : text;
 }
 
 /** How a part is named in a message: never its value. */

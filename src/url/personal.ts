@@ -134,9 +134,9 @@ function emailDomainOk(domain: string): boolean {
   return parsed.isIcann === true && parsed.domain !== null;
 }
 
-function hasEmail(value: string): boolean {
+function hasEmail(value: string, hints = 1): boolean {
   // Every value passes here: without an `@`, `(` or `[` there is no hint to look for.
-  if (!HINT_CHARACTER.test(value) || !EMAIL_HINT.test(value)) return false;
+  if (hints === 0 || !HINT_CHARACTER.test(value) || !EMAIL_HINT.test(value)) return false;
   EMAIL.lastIndex = 0;
   for (const m of value.matchAll(EMAIL)) if (emailDomainOk(m[1]!)) return true;
   return false;
@@ -198,13 +198,60 @@ function sextet(c: number): number {
   return c === 0x2b || c === 0x2d ? 62 : 63;
 }
 
-function hasPhone(part: UrlPart, name: NameRules): boolean {
+/**
+ * What the value rules ask of a value's characters, counted in one pass: most values are ids and
+ * nonces, and these counts tell that a pattern cannot match before it runs.
+ */
+interface Census {
+  digits: number;
+  /** `@`, `(` or `[`: what an e-mail address needs (`HINT_CHARACTER`). */
+  hints: number;
+  plus: number;
+  zeros: number;
+  /** `[\s.-]` (ASCII blanks): the separators of a North American number. */
+  separators: number;
+  /** `[\s-]` (ASCII blanks): the separators of a national number. */
+  spacesOrDashes: number;
+  /** Code units above ASCII (where `\s` reaches further). */
+  wide: number;
+}
+
+function censusOf(text: string): Census {
+  const census: Census = { digits: 0, hints: 0, plus: 0, zeros: 0, separators: 0, spacesOrDashes: 0, wide: 0 };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) {
+      census.digits++;
+      if (c === 0x30) census.zeros++;
+    } else if (c === 0x40 || c === 0x28 || c === 0x5b) census.hints++;
+    else if (c === 0x2b) census.plus++;
+    else if (c === 0x2d || c === 0x20 || (c >= 0x09 && c <= 0x0d)) {
+      census.separators++;
+      census.spacesOrDashes++;
+    } else if (c === 0x2e) census.separators++;
+    else if (c >= 0x80) census.wide++;
+  }
+  return census;
+}
+
+/**
+ * A phone number in the part's `literal`, whose digits, `0`s and `@([` are those of `value`
+ * (`census`), and whose `+` and blanks are at most those of `value` plus the `+` a form encoding
+ * turned into spaces (then `literal` is another string than `value`).
+ */
+function hasPhone(part: UrlPart, name: NameRules, census: Census): boolean {
   const text = part.literal;
-  if (text.length < 7 || digitCount(text) < 7) return false;
+  if (text.length < 7 || census.digits < 7) return false;
   if (name.phone && PHONE_VALUE.test(part.value)) return true;
-  const e164 = E164.exec(text);
-  if (e164 !== null && digitCount(e164[0]) >= 8) return true;
-  if (NANP.test(text)) return true;
+  // `E164` needs a `+` and eight digits.
+  if (census.digits >= 8 && (census.plus > 0 || text !== part.value)) {
+    const e164 = E164.exec(text);
+    if (e164 !== null && digitCount(e164[0]) >= 8) return true;
+  }
+  const wide = census.wide > 0;
+  // `NANP` needs two separators and ten digits; `NATIONAL` a `0`, two blanks or dashes and nine digits.
+  if ((wide || census.separators >= 2) && census.digits >= 10 && NANP.test(text)) return true;
+  if (!wide && (census.spacesOrDashes < 2 || census.zeros === 0 || census.digits < 9)) return false;
   const national = NATIONAL.exec(text);
   return national !== null && digitCount(national[0]) >= 9;
 }
@@ -365,9 +412,9 @@ export function isPersonalName(key: string): boolean {
   );
 }
 
-function personal(part: UrlPart, name: NameRules): PersonalKind | null {
+function personal(part: UrlPart, name: NameRules, census: Census): PersonalKind | null {
   const value = part.value;
-  if (hasEmail(value)) return 'email';
+  if (hasEmail(value, census.hints)) return 'email';
   if (part.name !== null && isPostalAddress(part, name)) return 'postal-address';
   switch (name.kind) {
     case 'email':
@@ -377,7 +424,7 @@ function personal(part: UrlPart, name: NameRules): PersonalKind | null {
       if (/[0-9]/.test(value) && value.replace(/[^A-Za-z0-9]/g, '').length >= 4) return 'identity';
       break;
     case 'birth-date':
-      if (digitCount(value) >= 4) return 'birth-date';
+      if (census.digits >= 4) return 'birth-date';
       break;
     case 'ip-address':
       if (IP_VALUE.test(value.trim())) return 'ip-address';
@@ -388,7 +435,7 @@ function personal(part: UrlPart, name: NameRules): PersonalKind | null {
     case undefined:
       break;
   }
-  if (hasPhone(part, name)) return 'phone';
+  if (hasPhone(part, name, census)) return 'phone';
   if (hasEncodedEmail(value)) return 'email';
   return null;
 }
@@ -403,7 +450,7 @@ export function findPersonalData(parts: readonly UrlPart[]): PersonalHit[] {
       hits.push({ part, kind: pay, payment: true });
       continue;
     }
-    const kind = personal(part, name);
+    const kind = personal(part, name, censusOf(part.value));
     if (kind !== null) hits.push({ part, kind, payment: false });
   }
   return hits;

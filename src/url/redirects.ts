@@ -3,6 +3,7 @@
  * the page. Another site there is worth telling the user (an open redirect on a trusted domain
  * is a classic phishing hop); a look-alike or a script URL there is blocked.
  */
+import { canonicalView } from './canonical.js';
 import type { UrlPart } from './parts.js';
 
 const REDIRECT_NAMES = new Set([
@@ -58,14 +59,21 @@ export function isRedirectName(key: string): boolean {
   return REDIRECT_NAMES.has(key);
 }
 
+/** What the redirect rules read of a target URL: a `URL`, or the view of one already in canonical form. */
+export interface TargetUrl {
+  readonly href: string;
+  readonly protocol: string;
+  readonly hostname: string;
+}
+
 export type RedirectTarget =
-  | { readonly kind: 'web'; readonly part: UrlPart | null; readonly url: URL; readonly encoded: boolean }
+  | { readonly kind: 'web'; readonly part: UrlPart | null; readonly url: TargetUrl; readonly encoded: boolean }
   | { readonly kind: 'script'; readonly part: UrlPart | null; readonly scheme: string; readonly encoded: boolean };
 
 const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const SCRIPT_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:']);
 
-function targetOf(value: string, base: string): URL | null {
+function targetOf(value: string, base: string): TargetUrl | null {
   let text = value.trim();
   // Double-encoded (`https%3A%2F%2F...`): decode once more.
   if (/^[a-zA-Z][a-zA-Z0-9+.-]*%3A/i.test(text)) {
@@ -77,6 +85,9 @@ function targetOf(value: string, base: string): URL | null {
   }
   const protocolRelative = text.startsWith('//') || text.startsWith('\\\\') || text.startsWith('/\\') || text.startsWith('\\/');
   if (!protocolRelative && !ABSOLUTE.test(text)) return null;
+  // An absolute URL the parser would give back as written (`https://app.example.com/cb`) is not parsed again.
+  const canonical = protocolRelative ? null : canonicalView(text);
+  if (canonical !== null) return canonical;
   try {
     return new URL(text, base);
   } catch {
@@ -100,7 +111,7 @@ function decodeBase64Url(value: string): string | null {
   }
 }
 
-function push(out: RedirectTarget[], part: UrlPart | null, url: URL, encoded: boolean): void {
+function push(out: RedirectTarget[], part: UrlPart | null, url: TargetUrl, encoded: boolean): void {
   if (url.protocol === 'http:' || url.protocol === 'https:') out.push({ kind: 'web', part, url, encoded });
   else if (SCRIPT_SCHEMES.has(url.protocol)) out.push({ kind: 'script', part, scheme: url.protocol.slice(0, -1), encoded });
 }

@@ -146,6 +146,39 @@ export function phoneticKey(label: string): string {
   return out + label.slice(copied);
 }
 
+/**
+ * `keyHash(phoneticKey(label))` without building the key: the same rules in one pass, each
+ * character of the key hashed as it is produced.
+ */
+export function phoneticKeyHash(label: string): number {
+  let h = 0;
+  let produced = 0;
+  const base = HASH_BASE;
+  for (let i = 0; i < label.length && produced < MAX_HASHED; produced++) {
+    const c = label.charCodeAt(i);
+    const next = i + 1 < label.length ? label.charCodeAt(i + 1) : -1;
+    let out = c;
+    let step = 1;
+    if (c === 0x7a) {
+      out = 0x73; // z
+    } else if (c === 0x70 && next === 0x68) {
+      out = 0x66; // ph
+      step = 2;
+    } else if ((c === 0x63 || c === 0x6b) && next === 0x73) {
+      out = 0x78; // cs, ks
+      step = 2;
+    } else if (c === 0x63 && next === 0x6b) {
+      out = 0x6b; // ck
+      step = 2;
+    } else if (c === 0x63 && (next === 0x65 || next === 0x69 || next === 0x79)) {
+      out = 0x73; // ce, ci, cy
+    }
+    h = (Math.imul(h, base) + out) | 0;
+    i += step;
+  }
+  return h & 0x3fffffff;
+}
+
 /** Where a rule of `phoneticKey` first applies at or after `from` (`ph`, `cs`, `ks`, `ck`, `ce`/`ci`/`cy`, `z`), or -1. */
 function firstPhoneticChange(label: string, from: number): number {
   for (let i = from; i < label.length; i++) {

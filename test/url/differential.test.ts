@@ -250,7 +250,80 @@ const QUIET_EDGES = [
   'https://example.com/?x=a+b+c+d+e+f+g+h+i',
 ];
 
+/**
+ * URLs at the edges of the one-pass content gate (`src/url/gate.ts`): escapes that change a
+ * name's key or a segment's context (a Kelvin sign lower-cases to `k`), matrix parameters in
+ * several segments, parts past the 256-part cap, `code` and `state` in the query and the
+ * fragment, phone numbers whose `+` and separators only show once decoded, and redirect targets
+ * that are and are not already canonical.
+ */
+const PASS_EDGES = [
+  'https://example.com/a;x=1/b;jsessionid=0123456789abcdef0123/c',
+  'https://example.com/;k=v/password/Winter2024!',
+  'https://example.com/Reset%2DPassword/abc123def456',
+  'https://example.com/%70assword/Winter2024!',
+  'https://example.com/%E2%84%AAey/AbCdEf0123456789',
+  'https://example.com/\u212Aey/AbCdEf0123456789',
+  'https://example.com/?%70assword=x',
+  'https://example.com/?Client%5FId=x&Redirect%5FUri=https://a.example.org/cb&state=s',
+  'https://example.com/cb#code=abcdef&state=1',
+  'https://example.com/?state=1#code=abcdef',
+  'https://example.com/?code=ab&state=1',
+  'https://example.com/?code=reset&iss=x',
+  `https://example.com/?${'a=1&'.repeat(300)}password=hunter2`,
+  `https://example.com/?${'a=1&'.repeat(254)}password=hunter2`,
+  `https://example.com/?${'a=1&'.repeat(260)}#token=abc`,
+  `https://example.com/${'x/'.repeat(300)}AKIAIOSFODNN7EXAMPLE`,
+  `https://example.com/${'x;y=1/'.repeat(130)}password/Winter2024!`,
+  'https://example.com/?r=aHR0cHM6Ly9ldmlsLmV4YW1wbGUubmV0Lw%3D%3D',
+  'https://example.com/?next=https%3A%2F%2Fother.example.net%2F%3Fa%3D1',
+  'https://example.com/?next=https://other.example.net/cb',
+  'https://example.com/?next=https://Other.Example.net:443/cb',
+  'https://example.com/?next=//other.example.net/cb',
+  'https://example.com/?q=a%2Bb%40c.example',
+  'https://example.com/?phone=%2B1+415+555+2671',
+  'https://example.com/?v=+1+415+555+2671',
+  'https://example.com/?v=+14155552671',
+  'https://example.com/?v=%2B14155552671',
+  'https://example.com/?v=0612345678+90',
+  'https://example.com/?v=06+12+34+56+78',
+  'https://example.com/?v=06-12-34-56-78',
+  'https://example.com/?v=415.555.2671',
+  'https://example.com/?v=415%C2%A0555%C2%A02671',
+  'https://example.com/?v=06%E2%80%8312%E2%80%8334%E2%80%8356%E2%80%8378',
+  'https://example.com/?state=Qyxo5z1hzh2zWPPK60-3l361enRUZcKd&v=a%40b.example',
+];
+
+/** The benchmark's OAuth authorization tails (`fixtures/urls/legitimate.jsonl`) on corpus hosts. */
+function oauthTails(): string[] {
+  const out: string[] = [];
+  for (const line of readFileSync(new URL('legitimate.jsonl', FIXTURES), 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const row = JSON.parse(line) as { url: string; category: string };
+    if (row.category !== 'oauth-authorize') continue;
+    const u = new URL(row.url);
+    out.push(u.pathname + u.search + u.hash);
+  }
+  return out;
+}
+
 describe('analyzeUrl matches the reference engine', () => {
+  it.each(POLICIES)('at the edges of the one-pass content gate (%s)', (_name, policy) => {
+    expect(sameResults(PASS_EDGES, policy)).toEqual([]);
+  });
+
+  it.skipIf(corpusHosts().length === 0).each(POLICIES)(
+    'on OAuth authorization requests sent from corpus hosts (%s)',
+    (_name, policy) => {
+      const hosts = corpusHosts();
+      const tails = oauthTails();
+      expect(tails.length).toBeGreaterThan(50);
+      const urls = tails.flatMap((tail, i) => [0, 1, 2].map((k) => `https://${hosts[(i * 37 + k * 1009) % hosts.length]}${tail}`));
+      expect(sameResults(urls, policy)).toEqual([]);
+    },
+    120_000,
+  );
+
   it.each(POLICIES)('at the edges of the content gate (%s)', (_name, policy) => {
     for (const url of GATE_EDGES) expect(referenceAnalyzeUrl(url, policy).verdict, url).toBe('block');
     expect(sameResults(GATE_EDGES, policy)).toEqual([]);

@@ -6,8 +6,11 @@ import {
   hasOneSwap,
   isLikelyEditDistanceFalsePositive,
   isPlausibleTypo,
+  keyHash,
+  MAX_HASHED,
   neighbourhoodHashes,
   phoneticKey,
+  phoneticKeyHash,
 } from '../../src/url/typo.js';
 
 function hashSet(text: string): Set<number> {
@@ -116,5 +119,20 @@ describe('phoneticKey', () => {
     expect(phoneticKey('dropboks')).toBe(phoneticKey('dropbox'));
     expect(phoneticKey('amason')).toBe(phoneticKey('amazon'));
     expect(phoneticKey('icloud')).toBe('icloud');
+  });
+
+  it('phoneticKeyHash is the keyHash of the phonetic key, without building it', () => {
+    // Letters the rules read (ph, cs, ks, ck, ce, ci, cy, z) next to others, and non-ASCII code units.
+    const letter = fc.constantFrom('p', 'h', 'c', 'k', 's', 'z', 'e', 'i', 'y', 'a', 'x', '-', 'é', 'к');
+    fc.assert(
+      fc.property(fc.array(letter, { maxLength: 40 }), (letters) => {
+        const label = letters.join('');
+        expect(phoneticKeyHash(label)).toBe(keyHash(phoneticKey(label)));
+      }),
+      { numRuns: 2000 },
+    );
+    // Past the characters `keyHash` reads: the key is shorter than the label where two letters became one.
+    for (const label of ['ph'.repeat(200), 'z'.repeat(MAX_HASHED + 7), `${'a'.repeat(MAX_HASHED - 1)}ck`, `${'ck'.repeat(130)}zz`])
+      expect(phoneticKeyHash(label)).toBe(keyHash(phoneticKey(label)));
   });
 });

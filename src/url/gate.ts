@@ -1,0 +1,333 @@
+/**
+ * The content gate: one pass over a URL's query, fragment and path that cuts out only the parts a
+ * content rule can read (`ContentParts.loud`), in the order and under the 256-part cap in which
+ * the straightforward splitter (`urlParts` of the reference engine in test/url/reference/) cuts
+ * every part, and notes on the way what two rules need from every part: whether the URL is an
+ * OAuth authorization request, and the parameters of an authorization response.
+ *
+ * Most parts are short values under names no list knows, and no credential, personal-data or
+ * redirect rule can match them: every rule of `credentials.ts`, `personal.ts` and `redirects.ts`
+ * needs a name one of their lists knows, a name that can itself be a secret (`nameMayBeSecret`), a
+ * path segment after a secret-naming one, or a value that one of the value rules can read
+ * (`mayCarryData`). Such parts are judged where they are written, without cutting a string, and
+ * only the parts that pass are decoded and built (test/url/differential.test.ts holds the gated
+ * engine to the ungated reference).
+ */
+import type { UrlView } from './canonical.js';
+import {
+  isAuthorizationResponseName,
+  isCredentialName,
+  isSecretContext,
+  mayBePrefixedSecret,
+  mayBeSecretContextShape,
+} from './credentials.js';
+import { decode, MAX_PARTS, normalizeName, type PartLocation, plusToSpace, type UrlPart } from './parts.js';
+import { isPersonalName } from './personal.js';
+import { isRedirectName } from './redirects.js';
+
+/** What the content rules read from a URL (`contentParts`). */
+export interface ContentParts {
+  /** The parts that pass the gate, in `urlParts` order. */
+  readonly loud: readonly UrlPart[];
+  /** An OAuth 2.0 / OIDC authorization request: a `client_id` plus one of its companions in the query. */
+  readonly oauth: boolean;
+  /** Query and fragment parameters named `code`, `state`, `iss` or `session_state`, in order, loud or not. */
+  readonly response: readonly UrlPart[];
+}
+
+const OAUTH_MARKERS = ['responsetype', 'redirecturi', 'codechallenge', 'scope', 'request', 'requesturi'];
+/** The shortest marker's length: shorter keys (`q`, `id`) skip the list. */
+const MIN_OAUTH_MARKER = 5;
+
+const NO_PARTS: readonly UrlPart[] = Object.freeze([]);
+const NOTHING: ContentParts = Object.freeze({ loud: NO_PARTS, oauth: false, response: NO_PARTS });
+
+// What a parameter name tells the pass, as bits: a content rule reads it by name, the
+// authorization-response rule reads it, it is an OAuth client id, it is another OAuth marker.
+const KNOWN = 1;
+const RESPONSE = 2;
+const CLIENT_ID = 4;
+const MARKER = 8;
+
+function readName(key: string): number {
+  let bits = isCredentialName(key) || isPersonalName(key) || isRedirectName(key) ? KNOWN : 0;
+  if (isAuthorizationResponseName(key)) bits |= RESPONSE;
+  if (key === 'clientid' || key === 'clientkey') bits |= CLIENT_ID;
+  else if (key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(key)) bits |= MARKER;
+  return bits;
+}
+
+/** A parameter name's normalised key and what it tells (`readName`). */
+interface NameInfo {
+  readonly key: string;
+  readonly bits: number;
+}
+
+/** `NameInfo` by the name as written (it reads only fixed lists), kept for the names seen last. */
+function nameInfo(name: string): NameInfo {
+  const known = NAMES.get(name);
+  if (known !== undefined) return known;
+  const key = normalizeName(name);
+  const info: NameInfo = { key, bits: readName(key) };
+  // Servers use a few names over and over; a name flood only restarts the memo, and long names are not kept.
+  if (name.length <= MAX_KEPT_NAME) {
+    if (NAMES.size >= MAX_NAMES) NAMES.clear();
+    NAMES.set(name, info);
+  }
+  return info;
+}
+
+const NAMES = new Map<string, NameInfo>();
+const MAX_NAMES = 4096;
+const MAX_KEPT_NAME = 64;
+
+/** Whether `shapedSecret` can match a parameter name itself: 16 characters, or 12 that start like a prefixed key. */
+function nameMayBeSecret(name: string): boolean {
+  return name.length >= 16 || (name.length >= 12 && mayBePrefixedSecret(name));
+}
+
+/**
+ * What the value rules need, whatever the name: 16 characters (secret shapes, base64 e-mail), an
+ * `@`, `(` or `[` (e-mail), seven digits (phone and card numbers), 15 characters with two digits
+ * (IBAN), or 12 characters that start like a prefixed key or like base64 of "http" (`a`). Read on
+ * `text.slice(start, end)` in place. The phone rules read the part's `literal`, which differs from
+ * `value` only where a `+` became a space: the same length and the same digits; and a `+` read as
+ * a space changes neither the first character's `a` nor a key prefix.
+ */
+function mayCarryData(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  if (length >= 16) return true;
+  let digits = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) digits++;
+    else if (c === 0x40 || c === 0x28 || c === 0x5b) return true;
+  }
+  if (digits >= 7 || (length >= 15 && digits >= 2)) return true;
+  return (
+    length >= 12 &&
+    (text.charCodeAt(start) === 0x61 || mayBePrefixedSecret(start === 0 && end === text.length ? text : text.slice(start, end)))
+  );
+}
+
+// What one pass over a path segment tells: the value gate lets it through (`mayCarryData`, read
+// as written), and its normalised name (`normalizeName`: lower-case letters and digits) can be a
+// secret-naming segment, told from its first letter and length without building it (text with
+// escapes or beyond ASCII is normalised for real when the next segment asks).
+const LOUD_VALUE = 1;
+const MAY_BE_CONTEXT = 2;
+
+function segmentBits(text: string, start: number, end: number): number {
+  const length = end - start;
+  let digits = 0;
+  let hint = false;
+  let first = -1;
+  let letters = 0;
+  let raw = false;
+  for (let i = start; i < end; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) {
+      digits++;
+      if (first < 0) first = c;
+      letters++;
+    } else if (c === 0x40 || c === 0x28 || c === 0x5b) {
+      hint = true;
+    } else if (c >= 0x80 || c === 0x25) {
+      raw = true;
+    } else {
+      if (c >= 0x41 && c <= 0x5a) c += 0x20;
+      if (c >= 0x61 && c <= 0x7a) {
+        if (first < 0) first = c;
+        letters++;
+      }
+    }
+  }
+  let bits = raw || (letters > 0 && mayBeSecretContextShape(first, letters)) ? MAY_BE_CONTEXT : 0;
+  if (
+    length >= 16 ||
+    hint ||
+    digits >= 7 ||
+    (length >= 15 && digits >= 2) ||
+    (length >= 12 && (text.charCodeAt(start) === 0x61 || mayBePrefixedSecret(text.slice(start, end))))
+  )
+    bits |= LOUD_VALUE;
+  return bits;
+}
+
+/** The parts of a URL that the content rules can read, cut in one pass. */
+export function contentParts(url: UrlView): ContentParts {
+  const pathname = url.pathname;
+  const search = url.search;
+  const hash = url.hash;
+  if (pathname === '/' && search === '' && hash === '') return NOTHING;
+  const scan = new Scan(url.href);
+  if (search.length > 1) scan.params(search, 1, search.length, 'query', false);
+  if (hash.length > 1) {
+    scan.fragment(hash);
+    // `#access_token=...&state=...`, or a client-side route with its own query (`#/cb?x=1`).
+    const q = hash.indexOf('?', 1);
+    const params = q >= 0 ? q + 1 : 1;
+    if (hash.indexOf('=', params) >= 0) scan.params(hash, params, hash.length, 'fragment', false);
+  }
+  scan.path(pathname);
+  if (scan.loud === null && scan.response === null) return scan.clientId && scan.marker ? { ...NOTHING, oauth: true } : NOTHING;
+  return { loud: scan.loud ?? NO_PARTS, oauth: scan.clientId && scan.marker, response: scan.response ?? NO_PARTS };
+}
+
+/** The state of one pass: what `urlParts` would have cut so far (`count`), and what passed. */
+class Scan {
+  /** Which escapes the URL holds at all: most hold no `%` and no `+`, and then no piece needs decoding. */
+  private readonly percent: boolean;
+  private readonly plus: boolean;
+  count = 0;
+  loud: UrlPart[] | null = null;
+  response: UrlPart[] | null = null;
+  clientId = false;
+  marker = false;
+
+  constructor(href: string) {
+    this.percent = href.includes('%');
+    this.plus = href.includes('+');
+  }
+
+  private keep(part: UrlPart): void {
+    if (this.loud === null) this.loud = [part];
+    else this.loud.push(part);
+  }
+
+  private escaped(text: string, start: number, end: number): boolean {
+    if (!this.percent) return false;
+    const at = text.indexOf('%', start);
+    return at >= 0 && at < end;
+  }
+
+  /** `name=value` pairs of `text` from `from` to `to`, split at `&` (and `;` for matrix parameters). */
+  params(text: string, from: number, to: number, where: PartLocation, semicolons: boolean): void {
+    let start = from;
+    while (start <= to) {
+      let end = text.indexOf('&', start);
+      if (end < 0 || end > to) end = to;
+      if (semicolons) {
+        const semicolon = text.indexOf(';', start);
+        if (semicolon >= 0 && semicolon < end) end = semicolon;
+      }
+      if (end > start && this.count < MAX_PARTS) this.param(text, start, end, where);
+      start = end + 1;
+    }
+  }
+
+  private param(text: string, start: number, end: number, where: PartLocation): void {
+    this.count++;
+    let eq = start;
+    while (eq < end && text.charCodeAt(eq) !== 0x3d) eq++;
+    const rawName = text.slice(start, eq);
+    const spaced = this.plus ? plusToSpace(rawName) : rawName;
+    const name = this.percent ? decode(spaced) : spaced;
+    const { key, bits } = nameInfo(name);
+    if (where === 'query') {
+      if (bits & CLIENT_ID) this.clientId = true;
+      else if (bits & MARKER) this.marker = true;
+    }
+    const response = where !== 'path' && (bits & RESPONSE) !== 0;
+    const valueStart = eq < end ? eq + 1 : end;
+    let loud = (bits & KNOWN) !== 0 || nameMayBeSecret(name);
+    let literal: string | null = null;
+    if (!loud) {
+      if (this.escaped(text, valueStart, end)) {
+        literal = decode(text.slice(valueStart, end));
+        loud = mayCarryData(literal, 0, literal.length);
+      } else {
+        loud = mayCarryData(text, valueStart, end);
+      }
+    }
+    if (!loud && !response) return;
+    const rawValue = text.slice(valueStart, end);
+    literal ??= this.percent ? decode(rawValue) : rawValue;
+    const value = this.plus && rawValue.includes('+') ? decode(plusToSpace(rawValue)) : literal;
+    const part: UrlPart = { where, name, key, value, literal, context: '' };
+    if (loud) this.keep(part);
+    if (response) {
+      if (this.response === null) this.response = [part];
+      else this.response.push(part);
+    }
+  }
+
+  /** The fragment as a whole (cut whatever the count: `urlParts` does). */
+  fragment(hash: string): void {
+    this.count++;
+    let value: string | null = null;
+    if (this.escaped(hash, 1, hash.length)) {
+      value = decode(hash.slice(1));
+      if (!mayCarryData(value, 0, value.length)) return;
+    } else if (!mayCarryData(hash, 1, hash.length)) {
+      return;
+    }
+    value ??= hash.slice(1);
+    this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '' });
+  }
+
+  /** Path segments, with the matrix parameters inside them (`/app;jsessionid=...`). */
+  path(pathname: string): void {
+    // The last segment head, as a range of `pathname`: the context of the next one.
+    let previousStart = -1;
+    let previousEnd = -1;
+    let previousMayBeContext = false;
+    // Most paths hold no `;`: then no segment has matrix parameters to look for.
+    let semicolon = pathname.indexOf(';');
+    let start = 0;
+    while (start <= pathname.length) {
+      let end = pathname.indexOf('/', start);
+      if (end < 0) end = pathname.length;
+      if (end > start && this.count < MAX_PARTS) {
+        if (semicolon >= 0 && semicolon < start) semicolon = pathname.indexOf(';', start);
+        const headEnd = semicolon >= 0 && semicolon < end ? semicolon : end;
+        if (headEnd < end) this.params(pathname, headEnd + 1, end, 'path', true);
+        if (headEnd > start) {
+          previousMayBeContext = this.segment(pathname, start, headEnd, previousStart, previousEnd, previousMayBeContext);
+          previousStart = start;
+          previousEnd = headEnd;
+        }
+      }
+      start = end + 1;
+    }
+  }
+
+  /** One segment head; true when its own name may make the next segment a credential candidate. */
+  private segment(
+    pathname: string,
+    start: number,
+    end: number,
+    previousStart: number,
+    previousEnd: number,
+    previousMayBeContext: boolean,
+  ): boolean {
+    this.count++;
+    const bits = segmentBits(pathname, start, end);
+    let context: string | null = null;
+    let loud = false;
+    if (previousMayBeContext) {
+      context = this.contextOf(pathname, previousStart, previousEnd);
+      loud = context !== '' && isSecretContext(context);
+    }
+    let value: string | null = null;
+    if (!loud) {
+      if (this.escaped(pathname, start, end)) {
+        value = decode(pathname.slice(start, end));
+        loud = mayCarryData(value, 0, value.length);
+      } else {
+        loud = (bits & LOUD_VALUE) !== 0;
+      }
+    }
+    if (loud) {
+      value ??= this.percent ? decode(pathname.slice(start, end)) : pathname.slice(start, end);
+      context ??= previousStart >= 0 ? this.contextOf(pathname, previousStart, previousEnd) : '';
+      this.keep({ where: 'path', name: null, key: '', value, literal: value, context });
+    }
+    return (bits & MAY_BE_CONTEXT) !== 0;
+  }
+
+  private contextOf(pathname: string, start: number, end: number): string {
+    const head = pathname.slice(start, end);
+    return normalizeName(this.percent ? decode(head) : head);
+  }
+}
