@@ -27,6 +27,7 @@ import { GuardCode, GuardError } from '../protocol/errors.js';
 import { field, type JsonRpcId } from '../protocol/jsonrpc.js';
 import { ELICITING_METHODS, Method, TERMINAL_TASK_STATUSES } from '../protocol/wire.js';
 import { InputRequiredBook, type InputChain } from './input-required.js';
+import { Bounded } from './bounded.js';
 import { acceptOriginalOperation, createLineage, LINEAGE_RULES, type Lineage, type RequirementProgress } from './lineage.js';
 import {
   createConsentReceipt,
@@ -44,6 +45,9 @@ import {
 } from './records.js';
 import { createFlow, STATE_GROUPS, transition, type Flow, type FlowState, type FlowTrigger } from './states.js';
 import { AcceptanceTally, noticeAdvancedUnknown } from './tally.js';
+
+/** The bounded table every book keeps its entries in (see bounded.ts). */
+export { Bounded };
 
 // ------------------------------------------------------------------ what the book is told
 
@@ -266,85 +270,6 @@ const REPEAT = Object.freeze({ ruling: 'unmatched' as const, repeat: true });
 const URL_ANSWER = Object.freeze({ ruling: 'url' as const });
 const DELIVER: NoticeRuling = Object.freeze({ deliver: true });
 const drop = (reason: DropReason | 'before-consent'): NoticeRuling => ({ deliver: false, reason });
-
-/** The first entry of every Bounded table, never removed (see Bounded). */
-const SENTINEL: unique symbol = Symbol('bounded-table-sentinel');
-
-/**
- * An insertion-ordered map that forgets its oldest entries past `limit`. It holds one entry of its
- * own that is never removed: V8 shrinks (reallocates) a hash table each time it empties, and the
- * table of requests in flight empties after nearly every answer, so without it a plain request and
- * its answer cost two table allocations and the garbage collections they cause.
- */
-export class Bounded<K, V> {
-  readonly #map = new Map<K | typeof SENTINEL, V>([[SENTINEL, undefined as V]]);
-  /**
-   * Where eviction goes on from: a Map iterator skips deleted entries and sees those set after it
-   * was made, and everything it has passed was evicted (a key set again keeps its place), so its
-   * next entry is always the oldest. A fresh iterator from the start would walk over every entry
-   * deleted since the table was last rehashed, about 2 µs a put under a flood. Dropped at the first
-   * put that evicts nothing (see `put`).
-   */
-  #oldest: Iterator<[K | typeof SENTINEL, V]> | null = null;
-
-  constructor(readonly limit: number) {}
-
-  get size(): number {
-    return this.#map.size - 1;
-  }
-  get(key: K): V | undefined {
-    return this.#map.get(key);
-  }
-  has(key: K): boolean {
-    return this.#map.has(key);
-  }
-  delete(key: K): boolean {
-    return this.#map.delete(key);
-  }
-  clear(): void {
-    this.#map.clear();
-    this.#map.set(SENTINEL, undefined as V);
-    this.#oldest = null;
-  }
-  put(key: K, value: V, onEvict?: (value: V) => void): void {
-    const map = this.#map;
-    map.set(key, value);
-    if (map.size - 1 <= this.limit) {
-      // Kept only while puts evict one after another: an idle iterator holds on to every table the
-      // map is rehashed into after it (V8 chains them for it), which under steady traffic never ends.
-      this.#oldest = null;
-      return;
-    }
-    while (map.size - 1 > this.limit) {
-      const [oldKey, oldValue] = this.#nextOldest();
-      map.delete(oldKey);
-      onEvict?.(oldValue);
-    }
-  }
-  /** The oldest entry (there is one: the table is over its limit). */
-  #nextOldest(): [K, V] {
-    for (let fresh = this.#oldest === null; ; fresh = true) {
-      this.#oldest ??= this.#map.entries();
-      for (let next = this.#oldest.next(); next.done !== true; next = this.#oldest.next())
-        if (next.value[0] !== SENTINEL) return next.value as [K, V];
-      // Only an iterator that had run to its end (it then sees nothing new) gets here: start over.
-      this.#oldest = null;
-      if (fresh) throw new Error('Bounded: no entry to evict');
-    }
-  }
-  take(key: K): V | undefined {
-    const map = this.#map;
-    const value = map.get(key);
-    if (value !== undefined) map.delete(key);
-    return value;
-  }
-  *values(): IterableIterator<V> {
-    for (const [key, value] of this.#map) if (key !== SENTINEL) yield value;
-  }
-  *[Symbol.iterator](): IterableIterator<[K, V]> {
-    for (const entry of this.#map) if (entry[0] !== SENTINEL) yield entry as [K, V];
-  }
-}
 
 export class FlowBook<A = unknown> {
   readonly #policy: Policy;

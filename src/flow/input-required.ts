@@ -20,6 +20,7 @@
  * legs and answers and asks it for rulings.
  */
 import type { JsonRpcId } from '../protocol/jsonrpc.js';
+import { Bounded } from './bounded.js';
 import type { Lineage } from './lineage.js';
 
 /** What the guard presented to the host under one input key of the current round. */
@@ -50,8 +51,6 @@ export interface InputChain {
   status: ChainStatus;
   /** The state the server gave with the latest round, exactly as received. */
   requestState: string | undefined;
-  /** States whose round has already been retried. */
-  readonly spentStates: Set<string>;
   /** The current round's keys as presented to the host. */
   presented: Map<string, PresentedInput>;
   /** The current round's keys the guard refused. */
@@ -60,7 +59,7 @@ export interface InputChain {
   cancelled: boolean;
   /** That cancelling retry has been sent. */
   cancelSent: boolean;
-  /** Every URL flow of this chain (for the manual controls). */
+  /** Every URL flow of this chain (for the manual controls); made when the first one is bound. */
   readonly flows: Set<string>;
   /** The flow book's lineage of this operation (URL flows, consent, the business receipt). */
   lineage: Lineage | null;
@@ -117,13 +116,16 @@ class Chain implements InputChain {
   round = 0;
   status: ChainStatus = 'awaiting-retry';
   requestState: string | undefined = undefined;
-  readonly spentStates = new Set<string>();
   presented = new Map<string, PresentedInput>();
   refused = new Map<string, RefusedInput>();
   cancelled = false;
   cancelSent = false;
-  readonly flows = new Set<string>();
   lineage: Lineage | null = null;
+  /** Its neighbours in the book's expiry order while it is in the book (see `InputRequiredBook.#oldest`). */
+  older: Chain | null = null;
+  newer: Chain | null = null;
+  listed = false;
+  #flows: Set<string> | null = null;
   #digest: string | null = null;
   #digestOf: (() => string) | null;
 
@@ -135,6 +137,12 @@ class Chain implements InputChain {
     public expiresAt: number,
   ) {
     this.#digestOf = digestOf;
+  }
+
+  /** Made when first asked for: most chains (forms only) never bind a URL flow. */
+  get flows(): Set<string> {
+    this.#flows ??= new Set();
+    return this.#flows;
   }
 
   get digest(): string {
@@ -159,21 +167,45 @@ const NONE: AnswerRuling = Object.freeze({ kind: 'none' });
 
 export class InputRequiredBook {
   readonly #options: InputRequiredBookOptions;
-  /** Chains by id, oldest first (one eviction order). */
-  readonly #chains = new Map<string, InputChain>();
+  /**
+   * Chains by id, oldest first (one eviction order). This and the tables below are `Bounded`, not
+   * Maps: a host that makes one call at a time empties most of them after every round, and V8
+   * reallocates a Map's table each time it empties (see bounded.ts).
+   */
+  readonly #chains: Bounded<string, InputChain>;
   /**
    * The chains awaiting a retry with each live `requestState`, oldest first. Usually one; a server
    * whose state is the same string for two identical calls in parallel gives several, and any of
    * them may take the retry (the calls are the same operation on the wire).
    */
-  readonly #byState = new Map<string, InputChain[]>();
+  readonly #byState = new Bounded<string, InputChain[]>(Number.POSITIVE_INFINITY);
   /** The newest chain that spent each `requestState` (bounded like the chains), so a re-sent round is found in O(1). */
-  readonly #spent = new Map<string, InputChain>();
+  readonly #spent: Bounded<string, InputChain>;
   /** Legs in flight, by request id (host → server direction only). */
-  readonly #legs = new Map<JsonRpcId, Leg>();
+  readonly #legs = new Bounded<JsonRpcId, Leg>(MAX_LEGS);
+  /**
+   * No chain expires before this time (a lower bound of every chain's `expiresAt`), so a request
+   * scans the chains for expired ones only once one may have expired. Kept while the chains'
+   * deadlines rise along the expiry order (`#ordered`: a clock that goes back breaks that, and then
+   * every request scans, as it always did).
+   */
+  #expiresNoneBefore = Number.POSITIVE_INFINITY;
+  /**
+   * The chains in expiry order, as `#chains` holds them, linked through `older` / `newer`: the
+   * oldest is found in O(1). A Map iterator made for it would first walk over every entry deleted
+   * since the table was last rehashed (hundreds, with a full table of chains).
+   */
+  #oldest: Chain | null = null;
+  #newest: Chain | null = null;
+  #lastDeadline = Number.NEGATIVE_INFINITY;
+  #ordered = true;
 
   constructor(options: InputRequiredBookOptions) {
     this.#options = options;
+    // Not bounded by maxChains itself: only a new chain makes room (`#open`); one moved to the end
+    // of the order (a new round) stays even when the others filled the table meanwhile.
+    this.#chains = new Bounded(Number.POSITIVE_INFINITY);
+    this.#spent = new Bounded(options.maxChains * 4);
   }
 
   get size(): number {
@@ -253,10 +285,11 @@ export class InputRequiredBook {
       chain.expiresAt = this.#options.clock() + this.#options.ttlMs;
       // Its deadline moved: it goes to the end of the expiry order.
       this.#chains.delete(chain.id);
-      this.#chains.set(chain.id, chain);
+      this.#unlink(chain as Chain);
+      this.#last(chain as Chain);
       if (answer.requestState !== undefined) {
         const listed = this.#byState.get(answer.requestState);
-        if (listed === undefined) this.#byState.set(answer.requestState, [chain]);
+        if (listed === undefined) this.#byState.put(answer.requestState, [chain]);
         else listed.push(chain);
       }
       return { kind: 'round', chain, fresh };
@@ -351,16 +384,44 @@ export class InputRequiredBook {
   #open(originalId: JsonRpcId, leg: Leg): InputChain {
     const options = this.#options;
     const chain = new Chain(options.newId(), leg.method, originalId, leg.digestOf, options.clock() + options.ttlMs);
-    this.#chains.set(chain.id, chain);
-    while (this.#chains.size > options.maxChains) this.#forget(this.#chains.values().next().value as InputChain);
+    this.#last(chain);
+    while (this.#chains.size > options.maxChains) this.#forget(this.#oldest as Chain);
     return chain;
   }
 
+  /** `chain` goes last in the expiry order. */
+  #last(chain: Chain): void {
+    const deadline = chain.expiresAt;
+    if (deadline < this.#lastDeadline) this.#ordered = false;
+    this.#lastDeadline = deadline;
+    this.#expiresNoneBefore = Math.min(this.#expiresNoneBefore, deadline);
+    this.#chains.put(chain.id, chain);
+    const newest = this.#newest;
+    chain.older = newest;
+    chain.newer = null;
+    if (newest === null) this.#oldest = chain;
+    else newest.newer = chain;
+    this.#newest = chain;
+    chain.listed = true;
+  }
+
+  /** `chain` leaves the expiry order (it is no longer in `#chains`). */
+  #unlink(chain: Chain): void {
+    if (!chain.listed) return;
+    const { older, newer } = chain;
+    if (older === null) this.#oldest = newer;
+    else older.newer = newer;
+    if (newer === null) this.#newest = older;
+    else newer.older = older;
+    chain.older = null;
+    chain.newer = null;
+    chain.listed = false;
+  }
+
   #spend(chain: InputChain, state: string): void {
-    chain.spentStates.add(state);
+    // The newest chain that spent it (the oldest states forgotten first).
     this.#spent.delete(state);
-    this.#spent.set(state, chain);
-    if (this.#spent.size > this.#options.maxChains * 4) this.#spent.delete(this.#spent.keys().next().value as string);
+    this.#spent.put(state, chain);
   }
 
   #end(chain: InputChain): void {
@@ -371,6 +432,7 @@ export class InputRequiredBook {
 
   #forget(chain: InputChain): void {
     this.#chains.delete(chain.id);
+    this.#unlink(chain as Chain);
     this.#unlistState(chain);
     settle(chain);
   }
@@ -387,13 +449,13 @@ export class InputRequiredBook {
     }
     const rest = listed.filter((c) => c !== chain);
     if (rest.length === 0) this.#byState.delete(state);
-    else this.#byState.set(state, rest);
+    else this.#byState.put(state, rest);
   }
 
   #addLeg(id: JsonRpcId, leg: Leg): void {
+    // A re-sent id is the newest leg (the oldest forgotten first past MAX_LEGS).
     this.#legs.delete(id);
-    this.#legs.set(id, leg);
-    if (this.#legs.size > MAX_LEGS) this.#legs.delete(this.#legs.keys().next().value as JsonRpcId);
+    this.#legs.put(id, leg);
   }
 
   /**
@@ -404,10 +466,20 @@ export class InputRequiredBook {
   #expire(): void {
     if (this.#chains.size === 0) return;
     const now = this.#options.clock();
-    for (const chain of this.#chains.values()) {
-      if (chain.expiresAt > now) return;
-      if (chain.status === 'in-flight') continue;
-      this.#forget(chain);
+    // Every chain is live (the scan below would stop at the first): nothing to walk.
+    if (this.#ordered && this.#expiresNoneBefore > now) return;
+    // What the scan leaves: the expired chains in flight it passed, then the first live one, whose
+    // deadline bounds every later one's while the deadlines rise along the order.
+    let floor = Number.POSITIVE_INFINITY;
+    for (let chain = this.#oldest, next: Chain | null; chain !== null; chain = next) {
+      next = chain.newer;
+      if (chain.expiresAt > now) {
+        floor = Math.min(floor, chain.expiresAt);
+        break;
+      }
+      if (chain.status === 'in-flight') floor = Math.min(floor, chain.expiresAt);
+      else this.#forget(chain);
     }
+    this.#expiresNoneBefore = floor;
   }
 }

@@ -56,6 +56,137 @@ describe('Bounded', () => {
     );
   });
 
+  it('answers as a Map with eviction does on any sequence, its sole entry included: reads, odd keys, changes while iterating', () => {
+    /** The table as a plain Map that evicts its first entry (what Bounded must behave as). */
+    class Reference {
+      readonly map = new Map<unknown, number>();
+      constructor(readonly limit: number) {}
+      put(k: unknown, v: number, onEvict: (v: number) => void): void {
+        this.map.set(k, v);
+        while (this.map.size > this.limit) {
+          const [oldKey, oldValue] = this.map.entries().next().value as [unknown, number];
+          this.map.delete(oldKey);
+          onEvict(oldValue);
+        }
+      }
+      take(k: unknown): number | undefined {
+        const v = this.map.get(k);
+        if (v !== undefined) this.map.delete(k);
+        return v;
+      }
+    }
+    // 1 and '1' are different keys, NaN is itself, -0 is 0 (as for a Map).
+    const oddKey = fc.constantFrom<unknown>(0, -0, 1, '1', 2, Number.NaN, 'a');
+    type Step =
+      | { readonly op: 'put'; readonly key: unknown; readonly value: number }
+      | { readonly op: 'get' | 'has' | 'delete' | 'take'; readonly key: unknown }
+      | { readonly op: 'clear' }
+      // Iterate, and at the `at`-th entry delete it, or put `key`, or both (what a caller may do while iterating).
+      | { readonly op: 'iterate'; readonly at: number; readonly change: 'delete' | 'put' | 'both'; readonly key: unknown };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      { weight: 6, arbitrary: fc.record({ op: fc.constant('put' as const), key: oddKey, value: fc.integer({ min: 1, max: 99 }) }) },
+      { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('get' as const, 'has' as const), key: oddKey }) },
+      { weight: 3, arbitrary: fc.record({ op: fc.constantFrom('delete' as const, 'take' as const), key: oddKey }) },
+      { weight: 1, arbitrary: fc.constant({ op: 'clear' as const }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          op: fc.constant('iterate' as const),
+          at: fc.integer({ min: 0, max: 3 }),
+          change: fc.constantFrom('delete' as const, 'put' as const, 'both' as const),
+          key: oddKey,
+        }),
+      },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4 }), fc.array(step, { maxLength: 120 }), fc.boolean(), (limit, steps, byValues) => {
+        const table = new Bounded<unknown, number>(limit);
+        const reference = new Reference(limit);
+        for (const s of steps) {
+          const evicted: number[] = [];
+          const expected: number[] = [];
+          if (s.op === 'put') {
+            table.put(s.key, s.value, (v) => evicted.push(v));
+            reference.put(s.key, s.value, (v) => expected.push(v));
+          } else if (s.op === 'get') expect(table.get(s.key)).toBe(reference.map.get(s.key));
+          else if (s.op === 'has') expect(table.has(s.key)).toBe(reference.map.has(s.key));
+          else if (s.op === 'delete') expect(table.delete(s.key)).toBe(reference.map.delete(s.key));
+          else if (s.op === 'take') expect(table.take(s.key)).toBe(reference.take(s.key));
+          else if (s.op === 'clear') {
+            table.clear();
+            reference.map.clear();
+          } else if (s.op === 'iterate') {
+            const walk = (entries: Iterable<[unknown, number]>, put: (k: unknown) => void, del: (k: unknown) => void) => {
+              const seen: [unknown, number][] = [];
+              let n = 0;
+              for (const entry of entries) {
+                seen.push(entry);
+                if (n++ !== s.at) continue;
+                if (s.change !== 'put') del(entry[0]);
+                if (s.change !== 'delete') put(s.key);
+              }
+              return seen;
+            };
+            if (byValues) {
+              // values() yields lazily: compare what it yields while the same changes are made.
+              const got: number[] = [];
+              let n = 0;
+              for (const v of table.values()) {
+                got.push(v);
+                if (n++ !== s.at) continue;
+                if (s.change !== 'delete') table.put(s.key, 100, (x) => evicted.push(x));
+              }
+              const want: number[] = [];
+              n = 0;
+              for (const v of reference.map.values()) {
+                want.push(v);
+                if (n++ !== s.at) continue;
+                if (s.change !== 'delete') reference.put(s.key, 100, (x) => expected.push(x));
+              }
+              expect(got).toEqual(want);
+            } else {
+              const got = walk(
+                table,
+                (k) => table.put(k, 100, (x) => evicted.push(x)),
+                (k) => table.delete(k),
+              );
+              const want = walk(
+                reference.map,
+                (k) => reference.put(k, 100, (x) => expected.push(x)),
+                (k) => reference.map.delete(k),
+              );
+              expect(got).toEqual(want);
+            }
+          }
+          expect(evicted).toEqual(expected);
+          expect([...table]).toEqual([...reference.map]);
+          expect(table.size).toBe(reference.map.size);
+        }
+      }),
+      { numRuns: 400, seed: 11 },
+    );
+  });
+
+  it('finds its sole entry by the keys a Map takes for the same, and only by those', () => {
+    const keys: unknown[] = [0, -0, 1, '1', Number.NaN, 'NaN', '', null, undefined];
+    for (const put of keys) {
+      for (const asked of keys) {
+        const table = new Bounded<unknown, string>(4);
+        const reference = new Map<unknown, string>();
+        table.put(put, 'v');
+        reference.set(put, 'v');
+        expect([table.get(asked), table.has(asked)]).toEqual([reference.get(asked), reference.has(asked)]);
+        table.put(asked, 'w');
+        reference.set(asked, 'w');
+        expect([...table]).toEqual([...reference]);
+        expect(table.take(put)).toBe(reference.get(put));
+        reference.delete(put);
+        expect(table.delete(asked)).toBe(reference.delete(asked));
+        expect([...table]).toEqual([...reference]);
+      }
+    }
+  });
+
   it('forgets the oldest first under a flood far past its limit, with answered entries among them', () => {
     const table = new Bounded<number, number>(64);
     const model: number[] = [];

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { GuardEvent } from '../../core/events.js';
 import { executeJudgement, type DecisionSinks } from '../../core/decision.js';
 import { judgeInbound, judgeOutbound, type Guard } from '../../core/guard.js';
+import { Bounded } from '../../flow/book.js';
 import { errorResponse, isJsonRpcId, isRecord, kindOf, type JsonRpcMessage, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { GuardCode } from '../../protocol/errors.js';
 import { GuardMetaKey, Method, RpcCode } from '../../protocol/wire.js';
@@ -52,8 +53,12 @@ const TOLD_TO_HOST: ReadonlySet<GuardEvent['type']> = new Set([
 export class ElicitationProxy {
   readonly #options: ProxyOptions;
   #hostClosed = false;
-  /** Host requests forwarded to the server and not answered yet: answered by the proxy if the server goes away. */
-  readonly #pending = new Map<string | number, true>();
+  /**
+   * Host requests forwarded to the server and not answered yet: answered by the proxy if the server
+   * goes away. A `Bounded` table, not a Map: with one request in flight at a time it is two field
+   * writes, and a table that empties after every answer is not reallocated each time.
+   */
+  readonly #pending = new Bounded<string | number, true>(MAX_PENDING);
   readonly #hostWriter: LineWriter;
   #exitCode: Promise<number>;
   #resolveExit!: (code: number) => void;
@@ -137,7 +142,7 @@ export class ElicitationProxy {
   /** Never silence: every host request the server did not answer gets a JSON-RPC error now. */
   #answerPending(how: string): void {
     if (this.#pending.size === 0 || this.#hostClosed) return;
-    const ids = [...this.#pending.keys()];
+    const ids = [...this.#pending].map(([id]) => id);
     this.#pending.clear();
     this.#options.lifecycle?.(
       'error',
@@ -160,9 +165,9 @@ export class ElicitationProxy {
   }
 
   #track(id: string | number): void {
+    // A re-sent id counts from now: the newest, forgotten last.
     this.#pending.delete(id);
-    this.#pending.set(id, true);
-    if (this.#pending.size > MAX_PENDING) this.#pending.delete(this.#pending.keys().next().value as string | number);
+    this.#pending.put(id, true);
   }
 
   /** Passes a signal on to the server (SIGINT, SIGTERM). */
