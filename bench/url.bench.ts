@@ -292,7 +292,9 @@ if (isMainModule(import.meta.url) && urlBenchUnavailable() !== null) {
         r.withinTarget ? 'within target' : 'OVER TARGET'
       }; ${Math.round(1e6 / r.candidateUs).toLocaleString('en-US')} URLs/s`,
     );
-  const urls = loadBenchUrls();
+  // The same fixed shuffle as the chunks above: in corpus order, hosts under one suffix come in a
+  // row, which keeps the look-alike tables of that suffix warm (about 5 % of the ratio measured).
+  const urls = shuffled(loadBenchUrls());
   for (const size of POLICY_SIZES) {
     const policy = parsePolicy({ url: { protectedDomains: syntheticProtectedDomains(size) } }).base;
     const cpu = cpuRatio(urls, policy);
