@@ -95,15 +95,23 @@ function nameMayBeSecret(name: string): boolean {
  * a space changes neither the first character's `a` nor a key prefix.
  */
 function mayCarryData(text: string, start: number, end: number): boolean {
-  const length = end - start;
-  if (length >= 16) return true;
+  if (end - start >= 16) return true;
   let digits = 0;
   for (let i = start; i < end; i++) {
     const c = text.charCodeAt(i);
     if (c >= 0x30 && c <= 0x39) digits++;
     else if (c === 0x40 || c === 0x28 || c === 0x5b) return true;
   }
-  if (digits >= 7 || (length >= 15 && digits >= 2)) return true;
+  return valueRulesMayRead(text, start, end, digits, false);
+}
+
+/**
+ * The condition of `mayCarryData` once a pass has counted the digits of `text.slice(start, end)`
+ * and seen whether it holds an `@`, `(` or `[` (`hint`).
+ */
+function valueRulesMayRead(text: string, start: number, end: number, digits: number, hint: boolean): boolean {
+  const length = end - start;
+  if (length >= 16 || hint || digits >= 7 || (length >= 15 && digits >= 2)) return true;
   return (
     length >= 12 &&
     (text.charCodeAt(start) === 0x61 || mayBePrefixedSecret(start === 0 && end === text.length ? text : text.slice(start, end)))
@@ -118,7 +126,6 @@ const LOUD_VALUE = 1;
 const MAY_BE_CONTEXT = 2;
 
 function segmentBits(text: string, start: number, end: number): number {
-  const length = end - start;
   let digits = 0;
   let hint = false;
   let first = -1;
@@ -142,16 +149,8 @@ function segmentBits(text: string, start: number, end: number): number {
       }
     }
   }
-  let bits = raw || (letters > 0 && mayBeSecretContextShape(first, letters)) ? MAY_BE_CONTEXT : 0;
-  if (
-    length >= 16 ||
-    hint ||
-    digits >= 7 ||
-    (length >= 15 && digits >= 2) ||
-    (length >= 12 && (text.charCodeAt(start) === 0x61 || mayBePrefixedSecret(text.slice(start, end))))
-  )
-    bits |= LOUD_VALUE;
-  return bits;
+  const bits = raw || (letters > 0 && mayBeSecretContextShape(first, letters)) ? MAY_BE_CONTEXT : 0;
+  return valueRulesMayRead(text, start, end, digits, hint) ? bits | LOUD_VALUE : bits;
 }
 
 /** The parts of a URL that the content rules can read, cut in one pass. */
