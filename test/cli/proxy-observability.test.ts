@@ -144,6 +144,16 @@ describe('proxy: a server that goes away never leaves the host waiting', () => {
     expect(answered.map((m) => m.id)).toEqual([2, 3]);
   }, 20_000);
 
+  it('answers a request the host re-sent under one id once, when it is the only one pending', async () => {
+    // Call 7 is answered; 8 is sent twice (a host retry), so one request is in flight when the server exits.
+    const run = proxy(['--ledger', 'memory', '--', ...crashing('process.exit(4)')]);
+    for (const line of [callTool(7, 'a'), callTool(8, 'b'), callTool(8, 'b')]) run.send(line);
+    expect((await run.exited).code).toBe(4);
+    const exited = run.messages().filter((m) => (m.error as { data?: { code?: string } } | undefined)?.data?.code === 'E_SERVER_EXITED');
+    expect(exited.map((m) => m.id)).toEqual([8]);
+    expect(run.err()).toContain('answered 1 pending host request with -32603 (E_SERVER_EXITED)');
+  }, 20_000);
+
   it('does the same when the server is killed by a signal', async () => {
     const run = proxy(['--ledger', 'memory', '--', ...crashing("process.kill(process.pid, 'SIGKILL')")]);
     for (const line of [callTool(1, 'a'), callTool(2, 'b'), callTool(3, 'c')]) run.send(line);
