@@ -89,6 +89,8 @@ interface ModelFlow {
   presentedAt: number;
   consented: boolean;
   done: boolean;
+  /** The book no longer holds it: more than MAX_PENDING other ids were presented since (its table's cap). */
+  forgotten?: boolean;
 }
 
 const reached = { accepts: 0, delivered: 0, refusals: 0, formAnswers: 0, urlRequired: 0, idInUse: 0 };
@@ -114,6 +116,18 @@ function run(events: readonly Event[]): string[] {
   const pendingServer: { id: number; form: boolean; el: string | null }[] = [];
   const answered = new Set<number>();
   const flows = new Map<string, ModelFlow>();
+  // The ids in the order the book's flow table holds them (a presentation makes an id the newest;
+  // past MAX_PENDING the oldest is forgotten, in every generation: a restart keeps the table).
+  const held: string[] = [];
+  const hold = (elicitationId: string) => {
+    const at = held.indexOf(elicitationId);
+    if (at >= 0) held.splice(at, 1);
+    held.push(elicitationId);
+    if (held.length > MAX_PENDING) {
+      const oldest = flows.get(held.shift()!);
+      if (oldest !== undefined) oldest.forgotten = true;
+    }
+  };
   const shown: Analysis = { display: null, findings: [] };
   const present = (elicitationId: string): PresentedEvent<Analysis> => ({
     elicitationId,
@@ -158,6 +172,7 @@ function run(events: readonly Event[]): string[] {
           const elicitationId = `r${request!.id}`;
           book.urlRequired(ruling.original, request!.id, [present(elicitationId)]);
           flows.set(elicitationId, { requestId: null, generation, presentedAt: now, consented: false, done: false });
+          hold(elicitationId);
         }
         if (ev.outcome === 'task') book.taskStatus(`t${request!.id}`, 'completed');
         break;
@@ -170,8 +185,9 @@ function run(events: readonly Event[]): string[] {
         // (recorded as a plain request first: `presented` records it as the URL elicitation it is)
         book.presented(id, { ...present(elicitationId), relatedTaskId });
         pendingServer.push({ id, form: false, el: elicitationId });
+        // The same id again in this generation keeps whether it is done, unless the book forgot it.
         const known = flows.get(elicitationId);
-        const sameGeneration = known !== undefined && known.generation === generation;
+        const sameGeneration = known !== undefined && known.generation === generation && known.forgotten !== true;
         flows.set(elicitationId, {
           requestId: id,
           generation,
@@ -179,6 +195,7 @@ function run(events: readonly Event[]): string[] {
           consented: false,
           done: sameGeneration ? known.done : false,
         });
+        hold(elicitationId);
         break;
       }
       case 'elicitForm': {
