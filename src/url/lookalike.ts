@@ -33,6 +33,7 @@ import {
   MAX_HASHED,
   neighbourhoodHashes,
   phoneticKey,
+  POWERS,
   phoneticKeyHash,
 } from './typo.js';
 
@@ -364,54 +365,94 @@ class BlockedFilter {
   private readonly shift: number;
 
   constructor(hashes: readonly number[]) {
-    let log2 = 6;
-    while (1 << (log2 + 5) < hashes.length * 32 && log2 < 22) log2++;
-    this.words = new Uint32Array(1 << log2);
-    this.shift = 32 - log2;
-    for (const hash of hashes) this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! |= BlockedFilter.bits(hash);
-  }
-
-  private static bits(hash: number): number {
-    const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
-    return (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
+    this.shift = blockedShift(hashes.length);
+    this.words = new Uint32Array(1 << (32 - this.shift));
+    for (const hash of hashes) this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! |= blockedBits(hash, 0);
   }
 
   mayHave(hash: number): boolean {
-    const bits = BlockedFilter.bits(hash);
+    const bits = blockedBits(hash, 0);
     return (this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! & bits) === bits;
   }
 }
 
+/** 32 minus log2 of the words of a blocked filter for `entries` hashes: 32 bits each, at least 64 words. */
+function blockedShift(entries: number): number {
+  let log2 = 6;
+  while (1 << (log2 + 5) < entries * 32 && log2 < 22) log2++;
+  return 32 - log2;
+}
+
+/** The three bits of one word a hash sets in a blocked filter; `tag` (0 or 1) picks one of two independent sets. */
+function blockedBits(hash: number, tag: number): number {
+  const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b) >>> (15 * tag);
+  return (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
+}
+
 /**
- * One small filter in front of every index a policy uses (the built-in one and the policy's):
- * the hashes of all their keys (labels, sound-alikes, brands, embedding and glued targets) in
- * one, and per public suffix the deletion neighbourhoods of the sites under it. A host whose
- * probes all miss here matches in no index, and is settled in a few reads of a few kilobytes
- * (the indexes' own tables and filters are far larger and would each cost cache misses).
+ * A blocked filter that holds the hashes of two sets at once (the built-in index's and the
+ * policy's): an entry of set `i` sets the `blockedBits` of tag `i` in its word, so one read of
+ * one word tells which of the sets may hold a hash (bit `i` of `maskOf`).
+ */
+class TaggedFilter {
+  private readonly words: Uint32Array;
+  private readonly shift: number;
+
+  constructor(hashes: readonly (readonly number[])[]) {
+    let entries = 0;
+    for (const list of hashes) entries += list.length;
+    this.shift = blockedShift(entries);
+    this.words = new Uint32Array(1 << (32 - this.shift));
+    for (let tag = 0; tag < hashes.length; tag++)
+      for (const hash of hashes[tag]!) this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! |= blockedBits(hash, tag);
+  }
+
+  /** Bit `i` set when set `i` may hold `hash` (false positives only). */
+  maskOf(hash: number): number {
+    const word = this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]!;
+    const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
+    const first = (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
+    const second = (1 << ((y >>> 15) & 31)) | (1 << ((y >>> 20) & 31)) | (1 << ((y >>> 25) & 31));
+    return ((word & first) === first ? 1 : 0) | ((word & second) === second ? 2 : 0);
+  }
+}
+
+/**
+ * One small filter in front of every index a policy uses (the built-in one, tag 0, and the
+ * policy's, tag 1): the hashes of all their keys (labels, sound-alikes, brands, embedding and
+ * glued targets) in one, and per public suffix the deletion neighbourhoods of the sites under it.
+ * A host whose probes all miss here matches in no index, and is settled in a few reads of a few
+ * kilobytes (the indexes' own tables and filters are far larger and would each cost cache
+ * misses); one that hits learns from the same reads which indexes it may match in.
  */
 class Prefilter {
-  private readonly keys: BlockedFilter;
-  private readonly neighbourhoods = new Map<string, BlockedFilter>();
+  private readonly keys: TaggedFilter;
+  private readonly neighbourhoods = new Map<string, TaggedFilter>();
   private lastSuffix: string | null = null;
-  private lastNeighbourhood: BlockedFilter | undefined = undefined;
+  private lastNeighbourhood: TaggedFilter | undefined = undefined;
+  /** Every index's bit: a host that may match in all of them needs no further probe. */
+  private readonly all: number;
 
   constructor(indexes: readonly LookalikeIndex[]) {
-    const keys: number[] = [];
-    const bySuffix = new Map<string, number[]>();
-    for (const index of indexes) {
-      index.forEachKeyHash((hash) => keys.push(hash));
+    const keys: number[][] = [];
+    const bySuffix = new Map<string, number[][]>();
+    indexes.forEach((index, tag) => {
+      const own: number[] = [];
+      keys.push(own);
+      index.forEachKeyHash((hash) => own.push(hash));
       index.forEachNeighbourhoodHash((suffix, hash) => {
-        let list = bySuffix.get(suffix);
-        if (list === undefined) bySuffix.set(suffix, (list = []));
-        list.push(hash);
+        let lists = bySuffix.get(suffix);
+        if (lists === undefined) bySuffix.set(suffix, (lists = indexes.map(() => [])));
+        lists[tag]!.push(hash);
       });
-    }
-    this.keys = new BlockedFilter(keys);
-    for (const [suffix, hashes] of bySuffix) this.neighbourhoods.set(suffix, new BlockedFilter(hashes));
+    });
+    this.keys = new TaggedFilter(keys);
+    for (const [suffix, hashes] of bySuffix) this.neighbourhoods.set(suffix, new TaggedFilter(hashes));
+    this.all = (1 << indexes.length) - 1;
   }
 
   /** The neighbourhood filter of one suffix; the last answer is kept (hosts under one suffix tend to come in a row). */
-  private neighbourhoodOf(suffix: string): BlockedFilter | undefined {
+  private neighbourhoodOf(suffix: string): TaggedFilter | undefined {
     if (suffix !== this.lastSuffix) {
       this.lastSuffix = suffix;
       this.lastNeighbourhood = this.neighbourhoods.get(suffix);
@@ -420,27 +461,42 @@ class Prefilter {
   }
 
   /**
-   * False when no index can match the ASCII `host`: the conditions of `mayMatchAscii`, each on
-   * the union of the indexes' tables.
+   * Which indexes may match the ASCII `host` (bit `i` for the index of tag `i`; 0: none): the
+   * conditions of `LookalikeIndex.mayMatchAscii`, each on the union of the indexes' tables, every
+   * probe answering for each index at once.
    */
-  mayMatchAscii(host: HostParts, probe: Probe): boolean {
-    const hash = probe.firstHash;
-    if (this.keys.mayHave(hash)) return true;
+  mayMatchAscii(host: HostParts, probe: Probe): number {
+    const all = this.all;
+    const keys = this.keys;
+    let mask = keys.maskOf(probe.firstHash);
+    if (mask === all) return all;
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
-      if (key.startsWith('www')) return true;
+      if (key.startsWith('www')) return all;
       const neighbourhood = this.neighbourhoodOf(host.suffix!);
       if (neighbourhood !== undefined) {
-        if (this.keys.mayHave(probe.firstSoundHash())) return true;
+        // Most labels are their own sound-alike key, whose hash was probed first.
+        const sound = probe.firstSoundHash();
+        if (sound !== probe.firstHash) {
+          mask |= keys.maskOf(sound);
+          if (mask === all) return all;
+        }
         const neighbours = probe.firstNeighbourhood();
-        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (neighbourhood.mayHave(neighbours[h]!)) return true;
+        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) {
+          mask |= neighbourhood.maskOf(neighbours[h]!);
+          if (mask === all) return all;
+        }
       }
     }
     if (!probe.singleToken) {
       const count = probe.asciiTokenCount();
-      for (let i = 0; i < count; i++) if (this.keys.mayHave(PROBE_TOKENS[i]!)) return true;
+      // A label without hyphens or underscores is its one token (if not empty), whose hash was probed first.
+      for (let i = probe.joined || key.length === 0 ? 0 : 1; i < count; i++) {
+        mask |= keys.maskOf(PROBE_TOKENS[i]!);
+        if (mask === all) return all;
+      }
     }
-    return probe.hasKeyword();
+    return probe.hasKeyword() ? all : mask;
   }
 }
 
@@ -461,8 +517,11 @@ class Probe {
   firstHash = 0;
   /** The host is one label without hyphens or underscores (then it has no tokens to split). */
   singleToken = true;
-  /** The ASCII key `readAscii` read last holds a hyphen or an underscore. */
-  private joined = false;
+  /**
+   * The ASCII key `readAscii` read last holds a hyphen or an underscore (always true for an IDN
+   * label): when false, a key that is not empty is its one token and `PROBE_TOKENS[0]` is `firstHash`.
+   */
+  joined = true;
   private host: HostParts | undefined = undefined;
   /** Characters of the first key that its hashes read (ASCII labels: `PROBE_PREFIX` holds their prefix hashes). */
   private hashedLength = -1;
@@ -501,6 +560,7 @@ class Probe {
     if (host.idn) {
       this.keys = labelKeys(host.labelUnicode!);
       this.firstHash = keyHash(this.keys[0]!);
+      this.joined = true;
       this.singleToken = host.subdomain === '' && label.indexOf('-') < 0 && label.indexOf('_') < 0 && !this.keys[0]!.includes('-');
     } else {
       // The pass over the label also tells whether `foldAscii` changes it; then the folded key is read.
@@ -532,11 +592,13 @@ class Probe {
     const prefix = PROBE_PREFIX;
     const n = Math.min(length, maxHashed);
     const tokens = PROBE_TOKENS;
+    const powers = POWERS;
     let count = 0;
     let foldable = false;
     let h = 0;
-    let tokenHash = 0;
-    let tokenLength = 0;
+    // A token's hash comes from the prefix hashes where it ends (the key is never longer than
+    // `MAX_HASHED` there: see the fallback after the loop).
+    let tokenStart = 0;
     let wordStart = 0;
     let window = 0;
     let mayHaveKeyword = false;
@@ -549,16 +611,13 @@ class Probe {
       if (i < n) prefix[i + 1] = h = (Math.imul(h, base) + c) | 0;
       if (c === 0x2e || c === 0x2d || c === 0x5f) {
         if (c !== 0x2e) joined = true;
-        if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
-        tokenHash = 0;
-        tokenLength = 0;
+        if (i > tokenStart && length <= maxHashed)
+          tokens[count++] = ((prefix[i]! - Math.imul(prefix[tokenStart]!, powers[i - tokenStart]!)) | 0) & 0x3fffffff;
+        tokenStart = i + 1;
         if (c !== 0x5f) {
           if (isWholeTokenShape(shapes, key, wordStart, i)) mayHaveKeyword = true;
           wordStart = i + 1;
         }
-      } else {
-        if (tokenLength < maxHashed) tokenHash = (Math.imul(tokenHash, base) + c) | 0;
-        tokenLength++;
       }
       window = (window << 8) | (c & 0xff);
       if (i >= 3 && !mayHaveKeyword && starts.hasWindow(window)) mayHaveKeyword = true;
@@ -574,7 +633,8 @@ class Probe {
       if (c === 0x30 || c === 0x31 || (previous === 0x72 && c === 0x6e) || (previous === 0x76 && c === 0x76)) foldable = true;
       previous = c;
     }
-    if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
+    if (length > maxHashed) count = pushTokenHashes(key, tokens, 0);
+    else if (length > tokenStart) tokens[count++] = ((h - Math.imul(prefix[tokenStart]!, powers[length - tokenStart]!)) | 0) & 0x3fffffff;
     if (isWholeTokenShape(shapes, key, wordStart, length)) mayHaveKeyword = true;
     this.firstHash = h & 0x3fffffff;
     this.joined = joined;
@@ -1444,21 +1504,31 @@ let lastExtra: readonly string[] | undefined;
 let lastExtraLength = -1;
 let lastMatch: LookalikeMatch | null = null;
 
+/** The prefilter's bits (`Prefilter.mayMatchAscii`): the built-in index's tag is 0, the policy's 1. */
+const BUILT_IN = 1;
+const POLICY_INDEX = 2;
+const ALL_INDEXES = BUILT_IN | POLICY_INDEX;
+
 function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch | null {
   const registrable = host.registrable;
   // Without a registrable domain, a label and a suffix no index and no homograph can match.
   if (registrable === null || host.label === null || host.suffix === null) return null;
   const { index: policyIndex, prefilter } = indexesOf(extra);
   const probe = PROBE.reset(host);
-  // Most ASCII hosts match nothing: the prefilter settles them in a few reads.
-  if (!host.idn && !prefilter.mayMatchAscii(host, probe)) return null;
+  // Most ASCII hosts match nothing: the prefilter settles them in a few reads, and tells which
+  // indexes the others may match in (bit 0: the built-in one, bit 1: the policy's).
+  const may = host.idn ? ALL_INDEXES : prefilter.mayMatchAscii(host, probe);
+  if (may === 0) return null;
   // A built-in site (or its subdomain by the registrable domain) is owned by the built-in index, so
   // only the policy's can match it (its sites are never built-in ones, nor skeleton-only ones).
-  if (!host.idn && BUILT_IN_SITES.has(registrable))
-    return policyIndex !== null && policyIndex.mayMatchAscii(host, probe) ? policyIndex.matchProbe(host, probe) : null;
+  // A built-in site's label key is in the built-in index, so its bit is set for every such host.
+  if (!host.idn && (may & BUILT_IN) !== 0 && BUILT_IN_SITES.has(registrable))
+    return policyIndex !== null && (may & POLICY_INDEX) !== 0 && policyIndex.mayMatchAscii(host, probe)
+      ? policyIndex.matchProbe(host, probe)
+      : null;
   // Then each index's own filters tell whether it can match (else its `matchProbe` is null).
-  const builtInMay = host.idn || BUILT_IN_INDEX.mayMatchAscii(host, probe);
-  const policyMay = policyIndex !== null && (host.idn || policyIndex.mayMatchAscii(host, probe));
+  const builtInMay = host.idn || ((may & BUILT_IN) !== 0 && BUILT_IN_INDEX.mayMatchAscii(host, probe));
+  const policyMay = policyIndex !== null && (host.idn || ((may & POLICY_INDEX) !== 0 && policyIndex.mayMatchAscii(host, probe)));
   if (!builtInMay && !policyMay) return null;
   // A site of the index has its label key in the index's filter, so `policyMay` holds for it.
   if (policyMay && policyIndex.ownsSite(host, probe)) return null;
