@@ -23,7 +23,6 @@ import { foldAscii, labelKey as keyOf, labelKeys } from './skeleton.js';
 import {
   editDistanceAtMostOne,
   HASH_BASE,
-  hashFilterHas,
   deletionHashes,
   HASHES,
   hasOneSwap,
@@ -261,6 +260,10 @@ interface Tokens {
 }
 
 const NONE: readonly never[] = Object.freeze([]);
+/** The prefilter's bits (`Prefilter.mayMatchAscii`): the built-in index's tag is 0, the policy's 1. */
+const BUILT_IN = 1;
+const POLICY_INDEX = 2;
+const ALL_INDEXES = BUILT_IN | POLICY_INDEX;
 /** The smallest key filter (32-bit words); an index with many sites gets a larger one (`filterWords`). */
 const KEY_FILTER_WORDS = 1 << 12;
 
@@ -437,9 +440,11 @@ class Prefilter {
     const keys: number[][] = [];
     const bySuffix = new Map<string, number[][]>();
     indexes.forEach((index, tag) => {
-      const own: number[] = [];
-      keys.push(own);
-      index.forEachKeyHash((hash) => own.push(hash));
+      // One entry per distinct hash: most sites' label key is also their brand, sound-alike and
+      // embedding key, and the filter is sized by its entries (half the size, as many bits each).
+      const own = new Set<number>();
+      index.forEachKeyHash((hash) => own.add(hash));
+      keys.push([...own]);
       index.forEachNeighbourhoodHash((suffix, hash) => {
         let lists = bySuffix.get(suffix);
         if (lists === undefined) bySuffix.set(suffix, (lists = indexes.map(() => [])));
@@ -481,11 +486,13 @@ class Prefilter {
           mask |= keys.maskOf(sound);
           if (mask === all) return all;
         }
+        // Every probe of the neighbourhood: which indexes have a one-edit neighbour is kept for them.
         const neighbours = probe.firstNeighbourhood();
-        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) {
-          mask |= neighbourhood.maskOf(neighbours[h]!);
-          if (mask === all) return all;
-        }
+        let near = 0;
+        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) near |= neighbourhood.maskOf(neighbours[h]!);
+        probe.neighbourMask = near;
+        mask |= near;
+        if (mask === all) return all;
       }
     }
     if (!probe.singleToken) {
@@ -532,6 +539,11 @@ class Probe {
   private hasNeighbours = false;
   private neighbourCount = 0;
   private keyword = UNKNOWN;
+  /**
+   * The indexes (`Prefilter` bits) whose deletion neighbourhoods under the host's suffix may hold
+   * a hash of the first key's neighbourhood; every bit until the prefilter has probed them all.
+   */
+  neighbourMask = ALL_INDEXES;
   /** `PROBE_TOKENS` holds this many token hashes of the first key; `allTokenHashes`: the subdomain's too. */
   private tokenCount = -1;
   private allTokenHashes = false;
@@ -552,6 +564,7 @@ class Probe {
     this.hasSoundHash = false;
     this.hasNeighbours = false;
     this.keyword = UNKNOWN;
+    this.neighbourMask = ALL_INDEXES;
     this.tokenCount = -1;
     this.allTokenHashes = false;
     this.hashedLength = -1;
@@ -897,7 +910,10 @@ export class LookalikeIndex {
    */
   private readonly neighbourFilters = new Map<string, BlockedFilter>();
   private lastNeighbourFilter: BlockedFilter | undefined = undefined;
-  /** One bit per neighbourhood hash (any suffix): most queries miss here and skip the map. */
+  /**
+   * One bit per neighbourhood hash (any suffix), for the keys of an IDN label after its first
+   * (`editCandidates`): most of their hashes miss here and skip the map.
+   */
   private readonly hashFilter: Uint32Array;
   /** Dotted embedding targets (`apple` + `com` in `apple.com.evil.net`): every site with a label of 4+. */
   private readonly dottedTargets: KeyMap;
@@ -911,6 +927,11 @@ export class LookalikeIndex {
   private readonly wordBrands = new Map<string, IndexedSite[]>();
   /** `wordBrands` as pairs in insertion order, for the scan that cannot look a brand up. */
   private readonly wordBrandList: readonly (readonly [string, readonly IndexedSite[]])[];
+  /**
+   * This index's bit in the `Prefilter` in front of it (`BUILT_IN` or `POLICY_INDEX`), for reading
+   * what the prefilter found of it in the probe; every bit for an index no prefilter stands before.
+   */
+  prefilterBit = ALL_INDEXES;
   /** The filter bits of every map a host token is looked up in (dotted, glued, distinctive). */
   private readonly tokenFilter: Uint32Array;
 
@@ -1146,9 +1167,11 @@ export class LookalikeIndex {
         return match(UrlFinding.lookalikeTyposquat, phonetic, 'is spelled to sound like');
       }
       const candidates =
-        k === 0
-          ? this.probeCandidates(probe.firstNeighbourhood(), probe.firstNeighbourCount, bySuffix)
-          : this.editCandidates(key, bySuffix);
+        k !== 0
+          ? this.editCandidates(key, bySuffix)
+          : (probe.neighbourMask & this.prefilterBit) === 0
+            ? null
+            : this.probeCandidates(probe.firstNeighbourhood(), probe.firstNeighbourCount, bySuffix);
       if (candidates === null) continue;
       for (const candidate of candidates) {
         if (this.owns(candidate, host) || key === candidate.labelKey) continue;
@@ -1178,10 +1201,11 @@ export class LookalikeIndex {
   /** `editCandidates` from a key's neighbourhood already computed (`count` hashes of `hashes`, unfiltered). */
   private probeCandidates(hashes: Int32Array, count: number, bySuffix: ReadonlyMap<number, readonly IndexedSite[]>): IndexedSite[] | null {
     let candidates: IndexedSite[] | null = null;
-    const filter = this.hashFilter;
+    // The filter of this suffix's neighbourhoods (`deletionsOf` set it), already read by `mayMatchAscii`.
+    const filter = this.lastNeighbourFilter!;
     for (let h = 0; h < count; h++) {
       const hash = hashes[h]!;
-      if (!hashFilterHas(filter, hash)) continue;
+      if (!filter.mayHave(hash)) continue;
       const found = bySuffix.get(hash);
       if (found === undefined) continue;
       candidates ??= [];
@@ -1414,6 +1438,7 @@ function isEdgeSuffixSite(host: HostParts): boolean {
 }
 
 const BUILT_IN_INDEX = new LookalikeIndex(BUILT_IN_SITES.values(), BRAND_ALIASES);
+BUILT_IN_INDEX.prefilterBit = BUILT_IN;
 /**
  * The rest of Chromium's top-domain list, for homographs of IDN hosts only: the skeleton of each
  * whole registrable domain, built the first time an IDN host is judged.
@@ -1465,6 +1490,7 @@ function buildExtraIndex(extra: readonly string[]): PolicyIndexes {
   }
   if (sites.length === 0) return indexesOf([]);
   const index = new LookalikeIndex(sites);
+  index.prefilterBit = POLICY_INDEX;
   return { index, prefilter: new Prefilter([BUILT_IN_INDEX, index]) };
 }
 
@@ -1503,11 +1529,6 @@ let lastHost: HostParts | undefined;
 let lastExtra: readonly string[] | undefined;
 let lastExtraLength = -1;
 let lastMatch: LookalikeMatch | null = null;
-
-/** The prefilter's bits (`Prefilter.mayMatchAscii`): the built-in index's tag is 0, the policy's 1. */
-const BUILT_IN = 1;
-const POLICY_INDEX = 2;
-const ALL_INDEXES = BUILT_IN | POLICY_INDEX;
 
 function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch | null {
   const registrable = host.registrable;
