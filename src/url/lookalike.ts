@@ -386,10 +386,14 @@ function blockedShift(entries: number): number {
   return 32 - log2;
 }
 
-/** The three bits of one word a hash sets in a blocked filter; `tag` (0 or 1) picks one of two independent sets. */
+/**
+ * The three bits of one word a hash sets in a blocked filter; `tag` 1 (a `TaggedFilter`'s second
+ * set) takes them turned by half a word, so one mix of the hash serves both sets.
+ */
 function blockedBits(hash: number, tag: number): number {
-  const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b) >>> (15 * tag);
-  return (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
+  const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
+  const bits = (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
+  return tag === 0 ? bits : (bits << 16) | (bits >>> 16);
 }
 
 /**
@@ -413,9 +417,8 @@ class TaggedFilter {
   /** Bit `i` set when set `i` may hold `hash` (false positives only). */
   maskOf(hash: number): number {
     const word = this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]!;
-    const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
-    const first = (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
-    const second = (1 << ((y >>> 15) & 31)) | (1 << ((y >>> 20) & 31)) | (1 << ((y >>> 25) & 31));
+    const first = blockedBits(hash, 0);
+    const second = (first << 16) | (first >>> 16);
     return ((word & first) === first ? 1 : 0) | ((word & second) === second ? 2 : 0);
   }
 }
