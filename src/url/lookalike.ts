@@ -477,6 +477,7 @@ class Prefilter {
     const all = this.all;
     const keys = this.keys;
     let mask = keys.maskOf(probe.firstHash);
+    probe.labelMask = mask;
     if (mask === all) return all;
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
@@ -547,6 +548,8 @@ class Probe {
    * a hash of the first key's neighbourhood; every bit until the prefilter has probed them all.
    */
   neighbourMask = ALL_INDEXES;
+  /** The indexes (`Prefilter` bits) that may hold the first key itself (as a label, brand or other key); every bit until probed. */
+  labelMask = ALL_INDEXES;
   /** `PROBE_TOKENS` holds this many token hashes of the first key; `allTokenHashes`: the subdomain's too. */
   private tokenCount = -1;
   private allTokenHashes = false;
@@ -568,6 +571,7 @@ class Probe {
     this.hasNeighbours = false;
     this.keyword = UNKNOWN;
     this.neighbourMask = ALL_INDEXES;
+    this.labelMask = ALL_INDEXES;
     this.tokenCount = -1;
     this.allTokenHashes = false;
     this.hashedLength = -1;
@@ -1545,8 +1549,9 @@ function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch 
   if (may === 0) return null;
   // A built-in site (or its subdomain by the registrable domain) is owned by the built-in index, so
   // only the policy's can match it (its sites are never built-in ones, nor skeleton-only ones).
-  // A built-in site's label key is in the built-in index, so its bit is set for every such host.
-  if (!host.idn && (may & BUILT_IN) !== 0 && BUILT_IN_SITES.has(registrable))
+  // A built-in site's label key is in the built-in index, so the prefilter found its bit for the
+  // label of every such host.
+  if (!host.idn && (probe.labelMask & BUILT_IN) !== 0 && BUILT_IN_SITES.has(registrable))
     return policyIndex !== null && (may & POLICY_INDEX) !== 0 && policyIndex.mayMatchAscii(host, probe)
       ? policyIndex.matchProbe(host, probe)
       : null;
