@@ -1032,19 +1032,23 @@ export class LookalikeIndex {
    */
   mayMatchAscii(host: HostParts, probe: Probe): boolean {
     const hash = probe.firstHash;
-    if (this.byLabelKey.mayHave(hash)) return true;
+    // What the prefilter found of this index: whether it may hold the label's key, or a one-edit neighbour of it.
+    const label = (probe.labelMask & this.prefilterBit) !== 0;
+    if (label && this.byLabelKey.mayHave(hash)) return true;
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
-      if (key.startsWith('www') || this.distinctiveBrands.mayHave(hash)) return true;
+      if (key.startsWith('www') || (label && this.distinctiveBrands.mayHave(hash))) return true;
       if (this.deletionsOf(host.suffix!) !== undefined) {
         if (this.byPhoneticKey.mayHave(probe.firstSoundHash())) return true;
-        const neighbours = probe.firstNeighbourhood();
-        // The neighbourhoods of this suffix alone (`deletionsOf` caches its filter too).
-        const filter = this.lastNeighbourFilter!;
-        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (filter.mayHave(neighbours[h]!)) return true;
+        if ((probe.neighbourMask & this.prefilterBit) !== 0) {
+          const neighbours = probe.firstNeighbourhood();
+          // The neighbourhoods of this suffix alone (`deletionsOf` caches its filter too).
+          const filter = this.lastNeighbourFilter!;
+          for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (filter.mayHave(neighbours[h]!)) return true;
+        }
       }
     }
-    if (probe.singleToken ? this.gluedTargets.mayHave(hash) : anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter))
+    if (probe.singleToken ? label && this.gluedTargets.mayHave(hash) : anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter))
       return true;
     return probe.hasKeyword();
   }
