@@ -70,6 +70,9 @@ for (let c = 0; c < 128; c++) {
 }
 const MAX_HOST = 253;
 const MAX_LABEL = 63;
+// The query and fragment as `TAIL_CLASS` admits them, from `lastIndex` to the end.
+const QUERY_AND_FRAGMENT = /[\w\-~!$&()*+,;=:/.%?#]*$/y;
+const LONG_TAIL = 48;
 // `%2e` in a path can be a dot segment (`/%2e%2E/`), which the parser resolves.
 const ENCODED_DOT = /%2e/i;
 
@@ -135,27 +138,39 @@ export function canonicalView(input: string): UrlView | null {
     punycodeAt(input, labelStart)
   )
     return null;
-  // One pass over the path, query and fragment: the first `?` before any `#` starts the query,
-  // the first `#` the fragment; after them both are ordinary.
-  let queryAt = -1;
-  let hashAt = -1;
+  // The path, character by character: a `%` may spell a dot, a `.` may be a whole segment. It
+  // ends at the first `?` (the query) or `#` (the fragment).
   let percent = false;
   for (at++; at < length; at++) {
     const c = input.charCodeAt(at);
     const kind = c < 128 ? TAIL_CLASS[c] : 0;
     if (kind === ORDINARY) continue;
     if (kind === 0) return null;
-    if (kind === HASH) {
-      if (hashAt < 0) hashAt = at;
-    } else if (kind === QUESTION) {
-      if (queryAt < 0 && hashAt < 0) queryAt = at;
-    } else if (queryAt < 0 && hashAt < 0) {
-      // In the path: a `%` may spell a dot, a `.` may be a whole segment.
-      if (kind === PERCENT) percent = true;
-      else if (input.charCodeAt(at - 1) === 0x2f && dotSegmentAt(input, at)) return null;
+    if (kind === QUESTION || kind === HASH) break;
+    if (kind === PERCENT) percent = true;
+    else if (input.charCodeAt(at - 1) === 0x2f && dotSegmentAt(input, at)) return null;
+  }
+  const pathEnd = at;
+  // The query and fragment only need their characters checked; the first `#` starts the
+  // fragment. A long one (an authorization request's query runs to hundreds of characters) is
+  // checked in one regex scan, which costs half the loop per character but more to start.
+  let queryAt = -1;
+  let hashAt = -1;
+  if (pathEnd < length) {
+    if (input.charCodeAt(pathEnd) === 0x23) hashAt = pathEnd;
+    else queryAt = pathEnd;
+    if (length - pathEnd >= LONG_TAIL) {
+      QUERY_AND_FRAGMENT.lastIndex = pathEnd;
+      if (!QUERY_AND_FRAGMENT.test(input)) return null;
+      if (hashAt < 0) hashAt = input.indexOf('#', pathEnd);
+    } else {
+      for (at++; at < length; at++) {
+        const c = input.charCodeAt(at);
+        if (c >= 128 || TAIL_CLASS[c] === 0) return null;
+        if (c === 0x23 && hashAt < 0) hashAt = at;
+      }
     }
   }
-  const pathEnd = queryAt >= 0 ? queryAt : hashAt >= 0 ? hashAt : length;
   const pathname = input.slice(pathStart, pathEnd);
   if (percent && ENCODED_DOT.test(pathname)) return null;
   const queryEnd = hashAt >= 0 ? hashAt : length;
@@ -196,8 +211,10 @@ export function rawAuthority(input: string): RawAuthority | null {
   if (scheme === null) return null;
   const special = SPECIAL_SCHEMES.has(scheme[1]!.toLowerCase());
   let i = scheme[0].length;
+  // Character codes, not one-character strings: a string per character of a non-ASCII host
+  // would be allocated.
   if (special) {
-    while (i < text.length && (text[i] === '/' || text[i] === '\\')) i++;
+    for (let c = text.charCodeAt(i); c === 0x2f || c === 0x5c; c = text.charCodeAt(i)) i++;
   } else if (text.startsWith('//', i)) {
     i += 2;
   } else {
@@ -205,8 +222,8 @@ export function rawAuthority(input: string): RawAuthority | null {
   }
   let end = i;
   while (end < text.length) {
-    const ch = text[end]!;
-    if (ch === '/' || ch === '?' || ch === '#' || (special && ch === '\\')) break;
+    const c = text.charCodeAt(end);
+    if (c === 0x2f || c === 0x3f || c === 0x23 || (special && c === 0x5c)) break;
     end++;
   }
   const authority = text.slice(i, end);
