@@ -60,18 +60,21 @@ const DOT = 2;
 const PERCENT = 3;
 const QUESTION = 4;
 const HASH = 5;
+const ORDINARY_CHARS = '\\w\\-~!$&()*+,;=:/';
+const ORDINARY_CHAR = new RegExp(`[${ORDINARY_CHARS}]`);
 const HOST_CLASS = new Uint8Array(128);
 const TAIL_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
   HOST_CLASS[c] = /[a-z0-9-]/.test(ch) ? LDH : ch === '.' ? HOST_DOT : ch === '/' ? HOST_END : 0;
   TAIL_CLASS[c] =
-    ch === '.' ? DOT : ch === '%' ? PERCENT : ch === '?' ? QUESTION : ch === '#' ? HASH : /[\w\-~!$&()*+,;=:/]/.test(ch) ? ORDINARY : 0;
+    ch === '.' ? DOT : ch === '%' ? PERCENT : ch === '?' ? QUESTION : ch === '#' ? HASH : ORDINARY_CHAR.test(ch) ? ORDINARY : 0;
 }
 const MAX_HOST = 253;
 const MAX_LABEL = 63;
-// The query and fragment as `TAIL_CLASS` admits them, from `lastIndex` to the end.
-const QUERY_AND_FRAGMENT = /[\w\-~!$&()*+,;=:/.%?#]*$/y;
+// The characters `TAIL_CLASS` admits, from `lastIndex` to the end: a query or fragment from its
+// delimiter on. From `LONG_TAIL` characters on, this one native scan costs less than the loop.
+const QUERY_AND_FRAGMENT = new RegExp(`[${ORDINARY_CHARS}.%?#]*$`, 'y');
 const LONG_TAIL = 48;
 // `%2e` in a path can be a dot segment (`/%2e%2E/`), which the parser resolves.
 const ENCODED_DOT = /%2e/i;
