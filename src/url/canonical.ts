@@ -79,6 +79,12 @@ const LONG_TAIL = 48;
 // `%2e` in a path can be a dot segment (`/%2e%2E/`), which the parser resolves.
 const ENCODED_DOT = /%2e/i;
 
+/** True when every character of `input` from `at` on is one `TAIL_CLASS` admits. */
+function admitsRest(input: string, at: number): boolean {
+  QUERY_AND_FRAGMENT.lastIndex = at;
+  return QUERY_AND_FRAGMENT.test(input);
+}
+
 /** True when `input` has `xn--` at `at` (a Punycode label, which the parser validates as IDNA). */
 function punycodeAt(input: string, at: number): boolean {
   return (
@@ -141,39 +147,38 @@ export function canonicalView(input: string): UrlView | null {
     punycodeAt(input, labelStart)
   )
     return null;
-  // The path, character by character: a `%` may spell a dot, a `.` may be a whole segment. It
-  // ends at the first `?` (the query) or `#` (the fragment).
+  // One pass over the path, query and fragment: the first `?` before any `#` starts the query,
+  // the first `#` the fragment; after them both are ordinary. A long query or fragment (an
+  // authorization request's query runs to hundreds of characters) is checked in one regex scan
+  // instead, which costs half the loop per character but more to start.
+  let queryAt = -1;
+  let hashAt = -1;
   let percent = false;
   for (at++; at < length; at++) {
     const c = input.charCodeAt(at);
     const kind = c < 128 ? TAIL_CLASS[c] : 0;
     if (kind === ORDINARY) continue;
     if (kind === 0) return null;
-    if (kind === QUESTION || kind === HASH) break;
-    if (kind === PERCENT) percent = true;
-    else if (input.charCodeAt(at - 1) === 0x2f && dotSegmentAt(input, at)) return null;
-  }
-  const pathEnd = at;
-  // The query and fragment only need their characters checked; the first `#` starts the
-  // fragment. A long one (an authorization request's query runs to hundreds of characters) is
-  // checked in one regex scan, which costs half the loop per character but more to start.
-  let queryAt = -1;
-  let hashAt = -1;
-  if (pathEnd < length) {
-    if (input.charCodeAt(pathEnd) === 0x23) hashAt = pathEnd;
-    else queryAt = pathEnd;
-    if (length - pathEnd >= LONG_TAIL) {
-      QUERY_AND_FRAGMENT.lastIndex = pathEnd;
-      if (!QUERY_AND_FRAGMENT.test(input)) return null;
-      if (hashAt < 0) hashAt = input.indexOf('#', pathEnd);
-    } else {
-      for (at++; at < length; at++) {
-        const c = input.charCodeAt(at);
-        if (c >= 128 || TAIL_CLASS[c] === 0) return null;
-        if (c === 0x23 && hashAt < 0) hashAt = at;
+    if (kind === HASH || kind === QUESTION) {
+      if (queryAt >= 0 || hashAt >= 0) {
+        if (kind === HASH && hashAt < 0) hashAt = at;
+        continue;
       }
+      // The path ends here.
+      if (kind === HASH) hashAt = at;
+      else queryAt = at;
+      if (length - at >= LONG_TAIL) {
+        if (!admitsRest(input, at)) return null;
+        if (hashAt < 0) hashAt = input.indexOf('#', at);
+        break;
+      }
+    } else if (queryAt < 0 && hashAt < 0) {
+      // In the path: a `%` may spell a dot, a `.` may be a whole segment.
+      if (kind === PERCENT) percent = true;
+      else if (input.charCodeAt(at - 1) === 0x2f && dotSegmentAt(input, at)) return null;
     }
   }
+  const pathEnd = queryAt >= 0 ? queryAt : hashAt >= 0 ? hashAt : length;
   const pathname = input.slice(pathStart, pathEnd);
   if (percent && ENCODED_DOT.test(pathname)) return null;
   const queryEnd = hashAt >= 0 ? hashAt : length;
