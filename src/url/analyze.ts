@@ -71,7 +71,8 @@ function judge(input: unknown, policy: Policy | undefined, depth: number): Judge
     }
     url = viewOf(parsed);
   }
-  if (url.href.length > settings.maxLength) {
+  // A canonical view's `href` is the input, whose length was checked above.
+  if (url !== canonical && url.href.length > settings.maxLength) {
     findings.add(
       UrlFinding.tooLong,
       'error',
