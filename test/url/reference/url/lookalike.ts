@@ -260,6 +260,19 @@ const NONE: readonly never[] = Object.freeze([]);
 const KEY_FILTER_WORDS = 1 << 12;
 
 /**
+ * Test-only: when set, every probabilistic filter of this module (key maps' bits, the token
+ * filter, the neighbourhood filter, the word-start filters) answers "maybe", so every gate lets
+ * every host through and only the rules decide. A sound gate skips only work that finds nothing,
+ * so the results are the same either way (test/url/gates.test.ts).
+ */
+let filtersAlwaysMaybe = false;
+
+/** Test-only switch: `true` makes every filter of the look-alike engine answer "maybe". */
+export function setFiltersAlwaysMaybe(on: boolean): void {
+  filtersAlwaysMaybe = on;
+}
+
+/**
  * A map from look-alike keys to sites with a bit filter in front: most labels are no key at
  * all, and the filter answers that from the label's own hash without hashing a fresh string
  * into the map.
@@ -281,6 +294,7 @@ class KeyMap {
 
   /** False when no key with this `keyHash` is in the map. */
   mayHave(hash: number): boolean {
+    if (filtersAlwaysMaybe) return true;
     return (this.bits[(hash >>> 5) & (KEY_FILTER_WORDS - 1)]! & (1 << (hash & 31))) !== 0;
   }
 
@@ -307,6 +321,7 @@ const NO_TOKENS: Tokens = Object.freeze({ keys: NONE, separators: NONE, hashes: 
  * text is read, so no token string is cut.
  */
 function anyTokenInFilter(text: string, filter: Uint32Array): boolean {
+  if (filtersAlwaysMaybe) return true;
   let h = 0;
   let length = 0;
   // The hash of the token after its first three characters, while it starts with "www".
@@ -367,6 +382,7 @@ class WordStartFilter {
   }
 
   mayContain(text: string): boolean {
+    if (filtersAlwaysMaybe) return true;
     // Only the low byte of each character enters the window: a word (ASCII) still hashes to its
     // own bit, and other text can only collide. The window stays a signed 32-bit integer (no
     // `>>> 0`), so it never leaves the engine's integer range.
@@ -710,7 +726,7 @@ export class LookalikeIndex {
   /** Sites of one suffix (`bySuffix`) whose label key shares a deletion-neighbourhood hash with `key`. */
   private editCandidates(key: string, bySuffix: ReadonlyMap<number, readonly IndexedSite[]>): IndexedSite[] | null {
     let candidates: IndexedSite[] | null = null;
-    const count = neighbourhoodHashes(key, this.hashFilter);
+    const count = neighbourhoodHashes(key, filtersAlwaysMaybe ? undefined : this.hashFilter);
     for (let h = 0; h < count; h++) {
       const found = bySuffix.get(HASHES[h]!);
       if (found === undefined) continue;
