@@ -440,9 +440,9 @@ export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean
         hits.push({ part, rule: named });
         continue;
       }
-      const inName = shapedSecret(part.name);
-      if (inName !== null) {
-        hits.push({ part, rule: `${inName.rule} as a parameter name` });
+      // The gate read the name's shape once per name (`UrlPart.nameSecret`).
+      if (part.nameSecret !== null) {
+        hits.push({ part, rule: `${part.nameSecret} as a parameter name` });
         continue;
       }
       if (oauthRequest && part.key === 'request') continue;

@@ -7,7 +7,7 @@
  *
  * Most parts are short values under names no list knows, and no credential, personal-data or
  * redirect rule can match them: every rule of `credentials.ts`, `personal.ts` and `redirects.ts`
- * needs a name one of their lists knows, a name that can itself be a secret (`nameMayBeSecret`), a
+ * needs a name one of their lists knows, a name that is itself shaped like a secret (`NameInfo.secret`), a
  * path segment after a secret-naming one, or a value that one of the value rules can read
  * (`mayCarryData`). Such parts are judged where they are written, without cutting a string, and
  * only the parts that pass are decoded and built (test/url/differential.test.ts holds the gated
@@ -20,6 +20,7 @@ import {
   isSecretContext,
   mayBePrefixedSecret,
   mayBeSecretContextShape,
+  shapedSecret,
 } from './credentials.js';
 import { decode, MAX_PARTS, normalizeName, type PartLocation, plusToSpace, type UrlPart } from './parts.js';
 import { isPersonalName } from './personal.js';
@@ -57,18 +58,22 @@ function readName(key: string): number {
   return bits;
 }
 
-/** A parameter name's normalised key and what it tells (`readName`). */
+/** A parameter name's normalised key, what it tells (`readName`), and the secret the name itself is shaped like. */
 interface NameInfo {
+  /** The name as written (decoded). */
+  readonly name: string;
   readonly key: string;
   readonly bits: number;
+  /** The rule of `shapedSecret(name)`, the one rule that reads a name as a value; null for most names. */
+  readonly secret: string | null;
 }
 
-/** `NameInfo` by the name as written (it reads only fixed lists), kept for the names seen last. */
+/** `NameInfo` by the name as written (it reads only fixed lists and the name), kept for the names seen last. */
 function nameInfo(name: string): NameInfo {
   const known = NAMES.get(name);
   if (known !== undefined) return known;
   const key = normalizeName(name);
-  const info: NameInfo = { key, bits: readName(key) };
+  const info: NameInfo = { name, key, bits: readName(key), secret: nameMayBeSecret(name) ? (shapedSecret(name)?.rule ?? null) : null };
   // Servers use a few names over and over; a name flood only restarts the memo, and long names are not kept.
   if (name.length <= MAX_KEPT_NAME) {
     if (NAMES.size >= MAX_NAMES) NAMES.clear();
@@ -80,6 +85,14 @@ function nameInfo(name: string): NameInfo {
 const NAMES = new Map<string, NameInfo>();
 const MAX_NAMES = 4096;
 const MAX_KEPT_NAME = 64;
+
+// In front of `NAMES`: the `NameInfo` of names written without escapes, by a hash of their
+// characters (FNV-1a), one name a slot; a name that finds its slot taken by another replaces it.
+const SLOT_BITS = 10;
+const SLOT_MASK = (1 << SLOT_BITS) - 1;
+const SLOTS: (NameInfo | undefined)[] = new Array<NameInfo | undefined>(1 << SLOT_BITS).fill(undefined);
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
 
 /** Whether `shapedSecret` can match a parameter name itself: 16 characters, or 12 that start like a prefixed key. */
 function nameMayBeSecret(name: string): boolean {
@@ -217,19 +230,38 @@ class Scan {
 
   private param(text: string, start: number, end: number, where: PartLocation): void {
     this.count++;
+    // One pass to the `=` hashes the name as written and sees whether it holds an escape: a name
+    // without one is the name itself, looked up in place (`SLOTS`) without cutting it.
     let eq = start;
-    while (eq < end && text.charCodeAt(eq) !== 0x3d) eq++;
-    const rawName = text.slice(start, eq);
-    const spaced = this.plus ? plusToSpace(rawName) : rawName;
-    const name = this.percent ? decode(spaced) : spaced;
-    const { key, bits } = nameInfo(name);
+    let hash = FNV_OFFSET;
+    let escapes = false;
+    for (; eq < end; eq++) {
+      const c = text.charCodeAt(eq);
+      if (c === 0x3d) break;
+      if (c === 0x25 || c === 0x2b) escapes = true;
+      hash = Math.imul(hash ^ c, FNV_PRIME);
+    }
+    let info: NameInfo | undefined;
+    if (!escapes) {
+      const slot = hash & SLOT_MASK;
+      info = SLOTS[slot];
+      if (info === undefined || info.name.length !== eq - start || !text.startsWith(info.name, start)) {
+        info = nameInfo(text.slice(start, eq));
+        if (info.name.length <= MAX_KEPT_NAME) SLOTS[slot] = info;
+      }
+    } else {
+      const rawName = text.slice(start, eq);
+      const spaced = this.plus ? plusToSpace(rawName) : rawName;
+      info = nameInfo(this.percent ? decode(spaced) : spaced);
+    }
+    const { name, key, bits, secret } = info;
     if (where === 'query') {
       if (bits & CLIENT_ID) this.clientId = true;
       else if (bits & MARKER) this.marker = true;
     }
     const response = where !== 'path' && (bits & RESPONSE) !== 0;
     const valueStart = eq < end ? eq + 1 : end;
-    let loud = (bits & KNOWN) !== 0 || nameMayBeSecret(name);
+    let loud = (bits & KNOWN) !== 0 || secret !== null;
     let literal: string | null = null;
     if (!loud) {
       if (this.escaped(text, valueStart, end)) {
@@ -243,7 +275,7 @@ class Scan {
     const rawValue = text.slice(valueStart, end);
     literal ??= this.percent ? decode(rawValue) : rawValue;
     const value = this.plus && rawValue.includes('+') ? decode(plusToSpace(rawValue)) : literal;
-    const part: UrlPart = { where, name, key, value, literal, context: '' };
+    const part: UrlPart = { where, name, key, value, literal, context: '', nameSecret: secret };
     if (loud) this.keep(part);
     if (response) {
       if (this.response === null) this.response = [part];
@@ -262,7 +294,7 @@ class Scan {
       return;
     }
     value ??= hash.slice(1);
-    this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '' });
+    this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '', nameSecret: null });
   }
 
   /** Path segments, with the matrix parameters inside them (`/app;jsessionid=...`). */
@@ -320,7 +352,7 @@ class Scan {
     if (loud) {
       value ??= this.percent ? decode(pathname.slice(start, end)) : pathname.slice(start, end);
       context ??= previousStart >= 0 ? this.contextOf(pathname, previousStart, previousEnd) : '';
-      this.keep({ where: 'path', name: null, key: '', value, literal: value, context });
+      this.keep({ where: 'path', name: null, key: '', value, literal: value, context, nameSecret: null });
     }
     return (bits & MAY_BE_CONTEXT) !== 0;
   }

@@ -18,6 +18,8 @@ export interface UrlPart {
   readonly literal: string;
   /** For a path segment: the normalised segment before it (`/password/<value>`); '' otherwise. */
   readonly context: string;
+  /** For a named part: the rule of the secret its name itself is shaped like (`shapedSecret`), read once per name; null otherwise. */
+  readonly nameSecret: string | null;
 }
 
 /** How many parts a URL is cut into at most. */
