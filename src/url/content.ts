@@ -42,12 +42,18 @@ export interface TargetAnalysis {
   readonly shownHost: string | null;
 }
 
+/**
+ * Analyses a redirect target like the URL itself; `view` is `canonicalView(href)` when the caller
+ * already read it (null: not read, or not canonical). Null when the analysis would nest too deep.
+ */
+export type TargetAnalyzer = (href: string, view: UrlView | null) => TargetAnalysis | null;
+
 export function judgeContent(
   url: UrlView,
   host: HostJudgement,
   settings: Settings,
   findings: Findings,
-  analyzeTarget: (href: string) => TargetAnalysis | null,
+  analyzeTarget: TargetAnalyzer,
 ): void {
   const preauthenticated = findPreauthenticatedUrl(url.hostname, url.pathname, host.parts?.registrable ?? null);
   if (preauthenticated !== null)
@@ -128,7 +134,7 @@ function judgeRedirects(
   findings: Findings,
   parts: readonly UrlPart[],
   oauth: boolean,
-  analyzeTarget: (href: string) => TargetAnalysis | null,
+  analyzeTarget: TargetAnalyzer,
 ): void {
   const ownSite = host.parts?.registrable ?? null;
   if (ownSite !== null && url.pathname.length > 1 && isShortener(ownSite)) {
@@ -140,7 +146,7 @@ function judgeRedirects(
   }
   const targets = parts.length === 0 ? [] : findRedirectTargets(parts, url.href);
   const inPath = pathRedirectTarget(host.parts?.label ?? null, url.pathname);
-  if (inPath !== null) targets.push({ kind: 'web', part: null, url: inPath, encoded: false });
+  if (inPath !== null) targets.push({ kind: 'web', part: null, url: inPath, encoded: false, view: null });
   if (targets.length === 0) return;
   const redirectSet = settings.redirectHosts.length > 0 ? hostSet(settings.redirectHosts) : null;
   for (const target of targets) {
@@ -183,7 +189,7 @@ function judgeRedirects(
       findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which imitates ${lookalike.target}.`);
       continue;
     }
-    const analysis = analyzeTarget(target.url.href);
+    const analysis = analyzeTarget(target.url.href, target.view);
     const reason = analysis === null ? null : blockingReason(analysis);
     if (reason !== null) {
       findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which would itself be blocked: ${reason}`);

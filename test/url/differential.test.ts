@@ -294,6 +294,46 @@ const PASS_EDGES = [
   'https://example.com/?state=Qyxo5z1hzh2zWPPK60-3l361enRUZcKd&v=a%40b.example',
 ];
 
+/**
+ * Names the gate reads once per name (`NameInfo.secret`, looked up in place when written without
+ * escapes): long names that are and are not secret-shaped, the same names escaped or in another
+ * case; and redirect targets to this computer, read without the parser only when they are what
+ * the parser would give back (`loopbackTarget` in `src/url/redirects.ts`), and targets nested to
+ * the depth limit.
+ */
+const NAME_AND_TARGET_EDGES = [
+  'https://example.com/?code_challenge_method=S256&include_granted_scopes=true',
+  'https://example.com/?AKIAIOSFODNN7EXAMPLE=1&akiaiosfodnn7example=1',
+  'https://example.com/?%41KIAIOSFODNN7EXAMPLE=1',
+  'https://example.com/?AKIAIOSFODNN7EXAMPL%45=1',
+  'https://example.com/?ghp_abcdefghijklmnopqrstuvwxyz0123456789=1',
+  'https://example.com/?ghp_abcdefghijk=1&ghp_abcdefghijk=2',
+  'https://example.com/?eyJhbGciOiJIUzI1NiJ9eyJzdWIiOiJ4In0=1',
+  'https://example.com/?a+KIAIOSFODNN7EXAMPLE=1',
+  'https://example.com/?client_id=x&redirect_uri=http%3A%2F%2F127.0.0.1%3A53682%2Fcallback&state=s',
+  'https://example.com/?client_id=x&redirect_uri=http://localhost:8976/cb&state=s',
+  'https://example.com/?redirect_uri=http://[::1]:8765/',
+  'https://example.com/?redirect_uri=https://localhost:3000',
+  'https://example.com/?next=http://localhost:65535/',
+  'https://example.com/?next=http://localhost:65536/',
+  'https://example.com/?next=http://localhost:99999/',
+  'https://example.com/?next=http://127.0.0.1:0/#x',
+  'https://example.com/?next=http://localhost:/cb',
+  'https://example.com/?next=http://localhost:8080@evil.example.net/',
+  'https://example.com/?next=http://localhost@evil.example.net/',
+  'https://example.com/?next=http://localhost:80%5Cevil.example.net/',
+  'https://example.com/?next=http://localhost.evil.example.net:8080/',
+  'https://example.com/?next=http://127.0.0.1.evil.example.net:8080/',
+  'https://example.com/?next=http://LOCALHOST:8080/',
+  'https://example.com/?next=HTTP://localhost:8080/',
+  'https://example.com/?next=http://127.0.0.1:8080?x=1',
+  'https://example.com/?next=http%253A%252F%252Flocalhost%253A8080%252F',
+  'https://example.com/?next=javascript://localhost:8080/%0Aalert(1)',
+  'https://example.com/?v=aHR0cDovL2xvY2FsaG9zdDo4MDgwLw',
+  'https://example.com/?next=https://a.example.org/?next=https://b.example.net/?next=https://paypa1.com/',
+  'https://example.com/?next=https%3A%2F%2Fa.example.org%2F%3Fnext%3Dhttps%253A%252F%252Fpaypa1.com%252F',
+];
+
 /** The benchmark's OAuth authorization tails (`fixtures/urls/legitimate.jsonl`) on corpus hosts. */
 function oauthTails(): string[] {
   const out: string[] = [];
@@ -310,6 +350,10 @@ function oauthTails(): string[] {
 describe('analyzeUrl matches the reference engine', () => {
   it.each(POLICIES)('at the edges of the one-pass content gate (%s)', (_name, policy) => {
     expect(sameResults(PASS_EDGES, policy)).toEqual([]);
+  });
+
+  it.each(POLICIES)('on names read once per name and on loopback and nested redirect targets (%s)', (_name, policy) => {
+    expect(sameResults(NAME_AND_TARGET_EDGES, policy)).toEqual([]);
   });
 
   it.skipIf(corpusHosts().length === 0).each(POLICIES)(
