@@ -319,9 +319,6 @@ const PREFIX_AND_CHARSET: readonly (readonly [RegExp, string])[] = [
   [/^SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}$/, 'sendgrid-key'],
   [/^whsec_[A-Za-z0-9]{16,}$/, 'stripe-webhook-secret'],
 ];
-// The first characters every rule above starts with: most values start with none of them.
-const PREFIX_STARTS = /^(?:gh|gi|gl|xo|sk|rk|np|hf|py|sh|do|ya|AI|EA|SG|wh)/;
-const NO_RULES: readonly (readonly [RegExp, string])[] = [];
 
 // The rules of `PREFIX_AND_CHARSET` by the two characters they start with, in the list's order:
 // a value is tried against the few that can match it. Each rule starts with literal characters,
@@ -344,9 +341,25 @@ const PREFIX_RULES: ReadonlyMap<string, readonly (readonly [RegExp, string])[]> 
   return out;
 })();
 
+// `PREFIX_RULES` by the code of their first two characters, read without a RegExp or a slice.
+const PREFIX_RULES_BY_CODE: ReadonlyMap<number, readonly (readonly [RegExp, string])[]> = new Map(
+  [...PREFIX_RULES].map(([start, rules]) => [(start.charCodeAt(0) << 16) | start.charCodeAt(1), rules]),
+);
+// A bit per first character of `PREFIX_RULES`: most values start with none of them.
+const PREFIX_FIRST = new Uint8Array(128);
+for (const start of PREFIX_RULES.keys()) PREFIX_FIRST[start.charCodeAt(0)] = 1;
+
+function prefixRules(value: string): readonly (readonly [RegExp, string])[] | undefined {
+  const first = value.charCodeAt(0);
+  if (first >= 128 || PREFIX_FIRST[first] === 0) return undefined;
+  return PREFIX_RULES_BY_CODE.get((first << 16) | value.charCodeAt(1));
+}
+
 function prefixedSecret(value: string): SecretMatch | null {
-  if (value.length < 12 || !PREFIX_STARTS.test(value)) return null;
-  for (const [pattern, rule] of PREFIX_RULES.get(value.slice(0, 2)) ?? NO_RULES) if (pattern.test(value)) return { kind: 'api-key', rule };
+  if (value.length < 12) return null;
+  const rules = prefixRules(value);
+  if (rules === undefined) return null;
+  for (const [pattern, rule] of rules) if (pattern.test(value)) return { kind: 'api-key', rule };
   return null;
 }
 
@@ -358,7 +371,8 @@ export function shapedSecret(value: string): SecretMatch | null {
   if (value.length < 16) return null;
   const match = secretIn(value);
   if (match !== null) return match.kind === 'api-key' && SLUG.test(value) ? null : match;
-  if (BASE64_JSON.test(value)) {
+  // `BASE64_JSON` starts with `eyJ`.
+  if (value.charCodeAt(0) === 0x65 && value.charCodeAt(1) === 0x79 && value.charCodeAt(2) === 0x4a && BASE64_JSON.test(value)) {
     const decoded = decodeBase64Url(value);
     if (decoded !== null) return secretIn(decoded);
   }
@@ -367,7 +381,7 @@ export function shapedSecret(value: string): SecretMatch | null {
 
 /** True when a value of 12 to 15 characters could be a prefixed key (`shapedSecret`; `content.ts`'s gate). */
 export function mayBePrefixedSecret(value: string): boolean {
-  return PREFIX_STARTS.test(value);
+  return prefixRules(value) !== undefined;
 }
 
 /** True when a parameter name is one the credential rules read (`content.ts`'s gate). */

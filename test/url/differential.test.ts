@@ -347,7 +347,24 @@ function oauthTails(): string[] {
   return out;
 }
 
+/** Payment values at the digit counts the payment rules need (13 for a card, 3 for a code, 6 for an account, 2 for an IBAN). */
+const PAYMENT_EDGES = [
+  'https://example.com/?cc=4222222222222',
+  'https://example.com/?v=4222%202222%202222%202',
+  'https://example.com/?v=4222-2222-2222-2',
+  'https://example.com/?cc=422222222222',
+  'https://example.com/?cvv=123&cvc=12',
+  'https://example.com/?account_number=123456&routing_number=12345',
+  'https://example.com/?v=DE65ABCDEFGHAAA&w=D%C4%9E65ABCDEFGHAAA',
+  'https://example.com/p/4222222222222;cc=4222222222222',
+];
+
 describe('analyzeUrl matches the reference engine', () => {
+  it.each(POLICIES)('on payment values at the digit counts their rules need (%s)', (_name, policy) => {
+    expect(PAYMENT_EDGES.filter((url) => referenceAnalyzeUrl(url, policy).verdict === 'block').length).toBeGreaterThan(4);
+    expect(sameResults(PAYMENT_EDGES, policy)).toEqual([]);
+  });
+
   it.each(POLICIES)('at the edges of the one-pass content gate (%s)', (_name, policy) => {
     expect(sameResults(PASS_EDGES, policy)).toEqual([]);
   });
