@@ -43,15 +43,17 @@ const MIN_OAUTH_MARKER = 5;
 const NO_PARTS: readonly UrlPart[] = Object.freeze([]);
 const NOTHING: ContentParts = Object.freeze({ loud: NO_PARTS, oauth: false, response: NO_PARTS });
 
-// What a parameter name tells the pass, as bits: a content rule reads it by name, the
-// authorization-response rule reads it, it is an OAuth client id, it is another OAuth marker.
+// What a parameter name tells the pass, as bits: a credential or personal-data rule reads it by
+// name, the authorization-response rule reads it, it is an OAuth client id, it is another OAuth
+// marker, it is a redirect-like name (whose rule reads only a value that can be a URL).
 const KNOWN = 1;
 const RESPONSE = 2;
 const CLIENT_ID = 4;
 const MARKER = 8;
+const REDIRECT = 16;
 
 function readName(key: string): number {
-  let bits = isCredentialName(key) || isPersonalName(key) || isRedirectName(key) ? KNOWN : 0;
+  let bits = isCredentialName(key) || isPersonalName(key) ? KNOWN : isRedirectName(key) ? REDIRECT : 0;
   if (isAuthorizationResponseName(key)) bits |= RESPONSE;
   if (key === 'clientid' || key === 'clientkey') bits |= CLIENT_ID;
   else if (key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(key)) bits |= MARKER;
@@ -86,13 +88,24 @@ const NAMES = new Map<string, NameInfo>();
 const MAX_NAMES = 4096;
 const MAX_KEPT_NAME = 64;
 
-// In front of `NAMES`: the `NameInfo` of names written without escapes, by a hash of their
-// characters (FNV-1a), one name a slot; a name that finds its slot taken by another replaces it.
+// In front of `NAMES`: the `NameInfo` of names written without escapes, one name a slot; a name
+// that finds its slot taken by another replaces it.
 const SLOT_BITS = 10;
 const SLOT_MASK = (1 << SLOT_BITS) - 1;
 const SLOTS: (NameInfo | undefined)[] = new Array<NameInfo | undefined>(1 << SLOT_BITS).fill(undefined);
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
+
+/** The slot of the name `text.slice(start, end)`: its length and its first, middle and last characters. */
+function slotOf(text: string, start: number, end: number): number {
+  const length = end - start;
+  const mix = length * 0x9e5 + text.charCodeAt(start) * 0x3f + text.charCodeAt(start + (length >> 1)) * 0x7 + text.charCodeAt(end - 1);
+  return mix & SLOT_MASK;
+}
+
+/** True when `text` holds `name` at `start` (read in place: most names are short). */
+function writtenAt(name: string, text: string, start: number): boolean {
+  for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) !== text.charCodeAt(start + i)) return false;
+  return true;
+}
 
 /** Whether `shapedSecret` can match a parameter name itself: 16 characters, or 12 that start like a prefixed key. */
 function nameMayBeSecret(name: string): boolean {
@@ -116,6 +129,28 @@ function mayCarryData(text: string, start: number, end: number): boolean {
     else if (c === 0x40 || c === 0x28 || c === 0x5b) return true;
   }
   return valueRulesMayRead(text, start, end, digits, false);
+}
+
+/**
+ * What the redirect rule needs of a redirect-like parameter's value, read as written on
+ * `text.slice(start, end)`: it decodes the value, reads `+` as a space and trims it, then looks
+ * for a scheme (a `:`, or `%3A` when double-encoded) or two slashes or backslashes in front (a
+ * protocol-relative URL). Without an escape, a `:` or a character beyond ASCII (where `trim`
+ * reaches further), the value decodes to itself but for its spaces.
+ */
+function mayBeTarget(text: string, start: number, end: number): boolean {
+  let first = -1;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x3a || c === 0x25 || c >= 0x80) return true;
+    if (first < 0 && c !== 0x2b && c !== 0x20 && (c < 0x09 || c > 0x0d)) first = i;
+  }
+  return first >= 0 && first + 1 < end && isSlash(text.charCodeAt(first)) && isSlash(text.charCodeAt(first + 1));
+}
+
+/** A slash or a backslash. */
+function isSlash(c: number): boolean {
+  return c === 0x2f || c === 0x5c;
 }
 
 /**
@@ -230,29 +265,20 @@ class Scan {
 
   private param(text: string, start: number, end: number, where: PartLocation): void {
     this.count++;
-    // One pass to the `=` hashes the name as written and sees whether it holds an escape: a name
-    // without one is the name itself, looked up in place (`SLOTS`) without cutting it.
-    let eq = start;
-    let hash = FNV_OFFSET;
-    let escapes = false;
-    for (; eq < end; eq++) {
-      const c = text.charCodeAt(eq);
-      if (c === 0x3d) break;
-      if (c === 0x25 || c === 0x2b) escapes = true;
-      hash = Math.imul(hash ^ c, FNV_PRIME);
-    }
-    let info: NameInfo | undefined;
-    if (!escapes) {
-      const slot = hash & SLOT_MASK;
-      info = SLOTS[slot];
-      if (info === undefined || info.name.length !== eq - start || !text.startsWith(info.name, start)) {
-        info = nameInfo(text.slice(start, eq));
-        if (info.name.length <= MAX_KEPT_NAME) SLOTS[slot] = info;
-      }
-    } else {
+    let eq = text.indexOf('=', start);
+    if (eq < 0 || eq > end) eq = end;
+    // A name already seen without escapes is looked up in place (`SLOTS`) by its length and three
+    // of its characters, and read once to compare: a hit is that name, escapes and all.
+    const length = eq - start;
+    const slot = slotOf(text, start, eq);
+    let info = length === 0 ? undefined : SLOTS[slot];
+    if (info === undefined || info.name.length !== length || !writtenAt(info.name, text, start)) {
       const rawName = text.slice(start, eq);
       const spaced = this.plus ? plusToSpace(rawName) : rawName;
-      info = nameInfo(this.percent ? decode(spaced) : spaced);
+      const name = this.percent ? decode(spaced) : spaced;
+      info = nameInfo(name);
+      // A name as written is its own `NameInfo.name` only when no escape or `+` changed it.
+      if (name === rawName && length > 0 && length <= MAX_KEPT_NAME) SLOTS[slot] = info;
     }
     const { name, key, bits, secret } = info;
     if (where === 'query') {
@@ -261,7 +287,7 @@ class Scan {
     }
     const response = where !== 'path' && (bits & RESPONSE) !== 0;
     const valueStart = eq < end ? eq + 1 : end;
-    let loud = (bits & KNOWN) !== 0 || secret !== null;
+    let loud = (bits & KNOWN) !== 0 || secret !== null || ((bits & REDIRECT) !== 0 && mayBeTarget(text, valueStart, end));
     let literal: string | null = null;
     if (!loud) {
       if (this.escaped(text, valueStart, end)) {

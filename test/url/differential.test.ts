@@ -332,6 +332,28 @@ const NAME_AND_TARGET_EDGES = [
   'https://example.com/?v=aHR0cDovL2xvY2FsaG9zdDo4MDgwLw',
   'https://example.com/?next=https://a.example.org/?next=https://b.example.net/?next=https://paypa1.com/',
   'https://example.com/?next=https%3A%2F%2Fa.example.org%2F%3Fnext%3Dhttps%253A%252F%252Fpaypa1.com%252F',
+  // Redirect-like names whose values the gate lets through only when they can be a URL (short
+  // values, which no value rule reads).
+  'https://example.com/?next=//e.co&u=+//e.co&r=%2F%2Fe.co&to=%5C%5Ce.co',
+  'https://example.com/?next=javascript:1',
+  'https://example.com/?url=data:,x',
+  'https://example.com/?go=http:e.co',
+  'https://example.com/?next=%C2%A0//e.co',
+  'https://example.com/#next=//e.co',
+  'https://example.com/a;next=//e.co',
+  'https://example.com/?next=/dashboard&q=1&url=x',
+  'https://example.com/?next=//evil.example.net/',
+  'https://example.com/?next=+//evil.example.net/',
+  'https://example.com/?next=++/%5Cevil.example.net/',
+  'https://example.com/?next=/\\evil.example.net/',
+  'https://example.com/?next=%2F%2Fevil.example.net/',
+  'https://example.com/?next=%C2%A0//evil.example.net/',
+  'https://example.com/?next=%E3%80%80//evil.example.net/',
+  'https://example.com/?next=javascript:alert(1)',
+  'https://example.com/?url=data:text/html,x&to=/x',
+  'https://example.com/#next=//evil.example.net/',
+  'https://example.com/#/route?next=//evil.example.net/',
+  'https://example.com/a;next=//evil.example.net/',
 ];
 
 /** The benchmark's OAuth authorization tails (`fixtures/urls/legitimate.jsonl`) on corpus hosts. */
