@@ -350,9 +350,12 @@ const PREFIX_FIRST = new Uint8Array(128);
 for (const start of PREFIX_RULES.keys()) PREFIX_FIRST[start.charCodeAt(0)] = 1;
 
 function prefixRules(value: string): readonly (readonly [RegExp, string])[] | undefined {
-  const first = value.charCodeAt(0);
-  if (first >= 128 || PREFIX_FIRST[first] === 0) return undefined;
-  return PREFIX_RULES_BY_CODE.get((first << 16) | value.charCodeAt(1));
+  return rulesStartingWith(value.charCodeAt(0), value.charCodeAt(1));
+}
+
+function rulesStartingWith(first: number, second: number): readonly (readonly [RegExp, string])[] | undefined {
+  if (!(first < 128) || PREFIX_FIRST[first] === 0) return undefined;
+  return PREFIX_RULES_BY_CODE.get((first << 16) | (second & 0xffff));
 }
 
 function prefixedSecret(value: string): SecretMatch | null {
@@ -382,6 +385,11 @@ export function shapedSecret(value: string): SecretMatch | null {
 /** True when a value of 12 to 15 characters could be a prefixed key (`shapedSecret`; `content.ts`'s gate). */
 export function mayBePrefixedSecret(value: string): boolean {
   return prefixRules(value) !== undefined;
+}
+
+/** `mayBePrefixedSecret` of a value that starts with the characters `first` and `second` (NaN: none). */
+export function mayStartPrefixedSecret(first: number, second: number): boolean {
+  return rulesStartingWith(first, second) !== undefined;
 }
 
 /** True when a parameter name is one the credential rules read (`content.ts`'s gate). */

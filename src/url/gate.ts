@@ -20,6 +20,7 @@ import {
   isSecretContext,
   mayBePrefixedSecret,
   mayBeSecretContextShape,
+  mayStartPrefixedSecret,
   shapedSecret,
 } from './credentials.js';
 import { decode, MAX_PARTS, normalizeName, type PartLocation, plusToSpace, type UrlPart } from './parts.js';
@@ -160,10 +161,73 @@ function isSlash(c: number): boolean {
 function valueRulesMayRead(text: string, start: number, end: number, digits: number, hint: boolean): boolean {
   const length = end - start;
   if (length >= 16 || hint || digits >= 7 || (length >= 15 && digits >= 2)) return true;
-  return (
-    length >= 12 &&
-    (text.charCodeAt(start) === 0x61 || mayBePrefixedSecret(start === 0 && end === text.length ? text : text.slice(start, end)))
-  );
+  const first = text.charCodeAt(start);
+  return length >= 12 && (first === 0x61 || mayStartPrefixedSecret(first, text.charCodeAt(start + 1)));
+}
+
+/** The hex digit a character code spells, or -1. */
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+// What `readEscaped` tells.
+const QUIET = 0;
+const LOUD = 1;
+const UNREAD = 2;
+
+/**
+ * `mayCarryData` of a value with escapes once decoded, and when `redirect`, `mayBeTarget` of it,
+ * read in place when every `%` is followed by two hex digits of an ASCII character: then
+ * `decodeURIComponent` turns each escape into that one character and nothing else changes.
+ * `UNREAD` otherwise (an escape that does not decode, or UTF-8): the caller decodes.
+ */
+function readEscaped(text: string, start: number, end: number, redirect: boolean): number {
+  let length = 0;
+  let digits = 0;
+  let hint = false;
+  let first = Number.NaN;
+  let second = Number.NaN;
+  // For `mayBeTarget`: the slashes that start the value past the blanks `trim` drops (a `+` is one).
+  let slashes = 0;
+  let leadRead = false;
+  let target = false;
+  for (let i = start; i < end; i++) {
+    let c = text.charCodeAt(i);
+    const plus = c === 0x2b;
+    if (c === 0x25) {
+      const high = i + 2 < end ? hexValue(text.charCodeAt(i + 1)) : -1;
+      const low = high >= 0 && high < 8 ? hexValue(text.charCodeAt(i + 2)) : -1;
+      if (low < 0) return UNREAD;
+      c = high * 16 + low;
+      i += 2;
+    } else if (c >= 0x80) {
+      return UNREAD;
+    }
+    if (length === 0) first = c;
+    else if (length === 1) second = c;
+    length++;
+    if (c >= 0x30 && c <= 0x39) digits++;
+    else if (c === 0x40 || c === 0x28 || c === 0x5b) hint = true;
+    else if (c === 0x3a || c === 0x25) target = true;
+    if (!leadRead) {
+      const blank = plus || c === 0x20 || (c >= 0x09 && c <= 0x0d);
+      if (slashes === 0 && blank) continue;
+      if (isSlash(c)) {
+        slashes++;
+        if (slashes === 2) {
+          target = true;
+          leadRead = true;
+        }
+      } else {
+        leadRead = true;
+      }
+    }
+  }
+  if (redirect && target) return LOUD;
+  if (length >= 16 || hint || digits >= 7 || (length >= 15 && digits >= 2)) return LOUD;
+  return length >= 12 && (first === 0x61 || mayStartPrefixedSecret(first, second)) ? LOUD : QUIET;
 }
 
 // What one pass over a path segment tells: the value gate lets it through (`mayCarryData`, read
@@ -173,28 +237,41 @@ function valueRulesMayRead(text: string, start: number, end: number, digits: num
 const LOUD_VALUE = 1;
 const MAY_BE_CONTEXT = 2;
 
+// What each ASCII character is to `segmentBits` (0: nothing it counts).
+const SEGMENT_LETTER = 1;
+const SEGMENT_DIGIT = 2;
+const SEGMENT_HINT = 3;
+const SEGMENT_RAW = 4;
+const SEGMENT_CLASS = new Uint8Array(128);
+for (let c = 0x41; c <= 0x5a; c++) {
+  SEGMENT_CLASS[c] = SEGMENT_LETTER;
+  SEGMENT_CLASS[c + 0x20] = SEGMENT_LETTER;
+}
+for (let c = 0x30; c <= 0x39; c++) SEGMENT_CLASS[c] = SEGMENT_DIGIT;
+for (const c of [0x40, 0x28, 0x5b]) SEGMENT_CLASS[c] = SEGMENT_HINT;
+SEGMENT_CLASS[0x25] = SEGMENT_RAW;
+
 function segmentBits(text: string, start: number, end: number): number {
   let digits = 0;
   let hint = false;
+  // The first letter (lower-cased) or digit, and how many letters and digits: what `normalizeName` keeps.
   let first = -1;
   let letters = 0;
   let raw = false;
   for (let i = start; i < end; i++) {
-    let c = text.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39) {
+    const c = text.charCodeAt(i);
+    const kind = c < 0x80 ? SEGMENT_CLASS[c] : SEGMENT_RAW;
+    if (kind === SEGMENT_LETTER) {
+      if (first < 0) first = c | 0x20;
+      letters++;
+    } else if (kind === SEGMENT_DIGIT) {
       digits++;
       if (first < 0) first = c;
       letters++;
-    } else if (c === 0x40 || c === 0x28 || c === 0x5b) {
+    } else if (kind === SEGMENT_HINT) {
       hint = true;
-    } else if (c >= 0x80 || c === 0x25) {
+    } else if (kind === SEGMENT_RAW) {
       raw = true;
-    } else {
-      if (c >= 0x41 && c <= 0x5a) c += 0x20;
-      if (c >= 0x61 && c <= 0x7a) {
-        if (first < 0) first = c;
-        letters++;
-      }
     }
   }
   const bits = raw || (letters > 0 && mayBeSecretContextShape(first, letters)) ? MAY_BE_CONTEXT : 0;
@@ -287,14 +364,22 @@ class Scan {
     }
     const response = where !== 'path' && (bits & RESPONSE) !== 0;
     const valueStart = eq < end ? eq + 1 : end;
-    let loud = (bits & KNOWN) !== 0 || secret !== null || ((bits & REDIRECT) !== 0 && mayBeTarget(text, valueStart, end));
+    let loud = (bits & KNOWN) !== 0 || secret !== null;
     let literal: string | null = null;
     if (!loud) {
-      if (this.escaped(text, valueStart, end)) {
-        literal = decode(text.slice(valueStart, end));
-        loud = mayCarryData(literal, 0, literal.length);
+      // The redirect rule reads query and fragment parameters only.
+      const redirect = (bits & REDIRECT) !== 0 && where !== 'path';
+      if (!this.escaped(text, valueStart, end)) {
+        loud = (redirect && mayBeTarget(text, valueStart, end)) || mayCarryData(text, valueStart, end);
       } else {
-        loud = mayCarryData(text, valueStart, end);
+        const inPlace = readEscaped(text, valueStart, end, redirect);
+        if (inPlace !== UNREAD) {
+          loud = inPlace === LOUD;
+        } else {
+          // `mayBeTarget` lets any escape through.
+          literal = decode(text.slice(valueStart, end));
+          loud = redirect || mayCarryData(literal, 0, literal.length);
+        }
       }
     }
     if (!loud && !response) return;
