@@ -186,13 +186,11 @@ const UNREAD = 2;
 function readEscaped(text: string, start: number, end: number, redirect: boolean): number {
   let length = 0;
   let digits = 0;
-  let hint = false;
   let first = Number.NaN;
   let second = Number.NaN;
   // For `mayBeTarget`: the slashes that start the value past the blanks `trim` drops (a `+` is one).
   let slashes = 0;
   let leadRead = false;
-  let target = false;
   for (let i = start; i < end; i++) {
     let c = text.charCodeAt(i);
     const plus = c === 0x2b;
@@ -207,26 +205,27 @@ function readEscaped(text: string, start: number, end: number, redirect: boolean
     }
     if (length === 0) first = c;
     else if (length === 1) second = c;
-    length++;
-    if (c >= 0x30 && c <= 0x39) digits++;
-    else if (c === 0x40 || c === 0x28 || c === 0x5b) hint = true;
-    else if (c === 0x3a || c === 0x25) target = true;
+    // Letting a part through that no rule then matches changes nothing: the first sign settles it.
+    if (++length >= 16) return LOUD;
+    if (c >= 0x30 && c <= 0x39) {
+      if (++digits >= 7) return LOUD;
+    } else if (c === 0x40 || c === 0x28 || c === 0x5b) {
+      return LOUD;
+    } else if (c === 0x3a || c === 0x25) {
+      if (redirect) return LOUD;
+    }
     if (!leadRead) {
       const blank = plus || c === 0x20 || (c >= 0x09 && c <= 0x0d);
       if (slashes === 0 && blank) continue;
       if (isSlash(c)) {
-        slashes++;
-        if (slashes === 2) {
-          target = true;
-          leadRead = true;
-        }
+        if (++slashes === 2 && redirect) return LOUD;
+        leadRead = slashes === 2;
       } else {
         leadRead = true;
       }
     }
   }
-  if (redirect && target) return LOUD;
-  if (length >= 16 || hint || digits >= 7 || (length >= 15 && digits >= 2)) return LOUD;
+  if (length >= 15 && digits >= 2) return LOUD;
   return length >= 12 && (first === 0x61 || mayStartPrefixedSecret(first, second)) ? LOUD : QUIET;
 }
 

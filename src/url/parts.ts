@@ -80,7 +80,10 @@ export function describePart(part: UrlPart): string {
   }
 }
 
+// Printable ASCII, as most names are: nothing to replace.
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
 function truncateName(name: string): string {
-  const clean = name.replace(/[^\x20-\x7e]/g, '?');
+  const clean = PRINTABLE.test(name) ? name : name.replace(/[^\x20-\x7e]/g, '?');
   return clean.length > 40 ? clean.slice(0, 40) + '…' : clean;
 }
