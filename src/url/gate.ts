@@ -65,6 +65,8 @@ function readName(key: string): number {
 interface NameInfo {
   /** The name as written (decoded). */
   readonly name: string;
+  /** Its character codes (`writtenAt`). */
+  readonly codes: Uint16Array;
   readonly key: string;
   readonly bits: number;
   /** The rule of `shapedSecret(name)`, the one rule that reads a name as a value; null for most names. */
@@ -76,7 +78,13 @@ function nameInfo(name: string): NameInfo {
   const known = NAMES.get(name);
   if (known !== undefined) return known;
   const key = normalizeName(name);
-  const info: NameInfo = { name, key, bits: readName(key), secret: nameMayBeSecret(name) ? (shapedSecret(name)?.rule ?? null) : null };
+  const info: NameInfo = {
+    name,
+    codes: codesOf(name),
+    key,
+    bits: readName(key),
+    secret: nameMayBeSecret(name) ? (shapedSecret(name)?.rule ?? null) : null,
+  };
   // Servers use a few names over and over; a name flood only restarts the memo, and long names are not kept.
   if (name.length <= MAX_KEPT_NAME) {
     if (NAMES.size >= MAX_NAMES) NAMES.clear();
@@ -102,10 +110,17 @@ function slotOf(text: string, start: number, end: number): number {
   return mix & SLOT_MASK;
 }
 
-/** True when `text` holds `name` at `start` (read in place: most names are short). */
-function writtenAt(name: string, text: string, start: number): boolean {
-  for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) !== text.charCodeAt(start + i)) return false;
+/** True when `text` holds the name of character codes `codes` at `start` (read in place: most names are short). */
+function writtenAt(codes: Uint16Array, text: string, start: number): boolean {
+  for (let i = 0; i < codes.length; i++) if (codes[i] !== text.charCodeAt(start + i)) return false;
   return true;
+}
+
+/** The character codes of `name`, which `writtenAt` compares faster than the characters of a string cut out of a URL. */
+function codesOf(name: string): Uint16Array {
+  const codes = new Uint16Array(name.length);
+  for (let i = 0; i < name.length; i++) codes[i] = name.charCodeAt(i);
+  return codes;
 }
 
 /** Whether `shapedSecret` can match a parameter name itself: 16 characters, or 12 that start like a prefixed key. */
@@ -348,7 +363,7 @@ class Scan {
     const length = eq - start;
     const slot = slotOf(text, start, eq);
     let info = length === 0 ? undefined : SLOTS[slot];
-    if (info === undefined || info.name.length !== length || !writtenAt(info.name, text, start)) {
+    if (info === undefined || info.codes.length !== length || !writtenAt(info.codes, text, start)) {
       const rawName = text.slice(start, eq);
       const spaced = this.plus ? plusToSpace(rawName) : rawName;
       const name = this.percent ? decode(spaced) : spaced;
