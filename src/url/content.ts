@@ -12,7 +12,7 @@ import { classifyIp } from './ip.js';
 import { findLookalike } from './lookalike.js';
 import { contentParts } from './gate.js';
 import { describePart, type UrlPart } from './parts.js';
-import { findPersonalData, type PersonalHit } from './personal.js';
+import { CENSUS_STRIDE, findPersonalData, type PersonalHit } from './personal.js';
 import { isSameOrSubdomain } from './protected.js';
 import { findRedirectTargets, isShortener, pathRedirectTarget, type RedirectTarget } from './redirects.js';
 import { hostSet, type Settings } from './settings.js';
@@ -81,11 +81,19 @@ export function judgeContent(
 }
 
 /** The credential and personal-data rules on the parts that passed the gate. */
+/** The censuses of one `judgeParts` call (it runs to its end before the next), grown as needed. */
+let censusBuffer = new Int32Array(16 * CENSUS_STRIDE);
+
 function judgeParts(loud: readonly UrlPart[], oauth: boolean, findings: Findings): void {
-  for (const hit of findCredentials(loud, oauth)) {
+  // The secret screen counts what the personal-data rules read of each value it reads whole.
+  const size = loud.length * CENSUS_STRIDE;
+  if (censusBuffer.length < size) censusBuffer = new Int32Array(size);
+  else censusBuffer.fill(0, 0, size);
+  const census = censusBuffer;
+  for (const hit of findCredentials(loud, oauth, census)) {
     findings.add(UrlFinding.credential, 'error', credentialMessage(hit.part === null ? 'the URL' : describePart(hit.part), hit.rule));
   }
-  for (const hit of findPersonalData(loud)) {
+  for (const hit of findPersonalData(loud, census)) {
     const what = DATA_WORDS[hit.kind];
     if (hit.payment) {
       findings.add(

@@ -17,8 +17,9 @@
  * design and not credentials, `client_id` is public, a signed `request` object (JAR) is not a
  * secret. A value with a well-known secret *prefix* still blocks wherever it sits.
  */
-import { findSecret, looksRandomToken, mayHoldSecret, type SecretMatch } from '../secrets/index.js';
+import { findSecret, looksRandomToken, mayHoldSecret, mayHoldSecretCounting, type SecretMatch } from '../secrets/index.js';
 import type { UrlPart } from './parts.js';
+import { CENSUS_CLASS, CENSUS_COUNTED, CENSUS_STRIDE } from './personal.js';
 
 export interface CredentialHit {
   /** The part that carries it; null for the URL as a whole (webhooks) or a host label. */
@@ -366,13 +367,35 @@ function prefixedSecret(value: string): SecretMatch | null {
   return null;
 }
 
-/** A secret-shaped value: structural match (not a slug), or one inside base64url JSON. */
-export function shapedSecret(value: string): SecretMatch | null {
+/** The counts of one value's screen pass, before they are stored with its part. */
+const SCRATCH = new Int32Array(CENSUS_STRIDE);
+
+/**
+ * `secretIn`, storing in `census` at `at` the personal-data census of `value` that the secret
+ * screen counts on the way, when the screen read it whole (then `census[at + CENSUS_COUNTED]` is 1).
+ */
+function secretInCounting(value: string, census: Int32Array, at: number): SecretMatch | null {
+  SCRATCH.fill(0);
+  const screened = mayHoldSecretCounting(value, CENSUS_CLASS, SCRATCH);
+  if (screened === 1) return findSecret(value);
+  if (screened === 0) {
+    census.set(SCRATCH, at);
+    census[at + CENSUS_COUNTED] = 1;
+  }
+  return null;
+}
+
+/**
+ * A secret-shaped value: structural match (not a slug), or one inside base64url JSON. With
+ * `census`, the personal-data census of `value` is stored there at `at` when the secret screen
+ * read it whole (`secretInCounting`).
+ */
+export function shapedSecret(value: string, census: Int32Array | null = null, at = 0): SecretMatch | null {
   if (value.length < 12) return null;
   const prefixed = prefixedSecret(value);
   if (prefixed !== null) return SLUG.test(value) ? null : prefixed;
   if (value.length < 16) return null;
-  const match = secretIn(value);
+  const match = census === null ? secretIn(value) : secretInCounting(value, census, at);
   if (match !== null) return match.kind === 'api-key' && SLUG.test(value) ? null : match;
   // `BASE64_JSON` starts with `eyJ`.
   if (value.charCodeAt(0) === 0x65 && value.charCodeAt(1) === 0x79 && value.charCodeAt(2) === 0x4a && BASE64_JSON.test(value)) {
@@ -453,9 +476,10 @@ function pathCredential(part: UrlPart): string | null {
  * The credential-carrying parts of a URL. `oauthRequest` is true for an OAuth/OIDC authorization
  * request (then a `request` object is a signed JAR, not a credential).
  */
-export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean): CredentialHit[] {
+export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean, census: Int32Array | null = null): CredentialHit[] {
   const hits: CredentialHit[] = [];
-  for (const part of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
     if (part.name !== null) {
       const named = namedCredential(part);
       if (named !== null) {
@@ -475,7 +499,7 @@ export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean
         continue;
       }
     }
-    const shaped = shapedSecret(part.value);
+    const shaped = shapedSecret(part.value, census, i * CENSUS_STRIDE);
     if (shaped !== null) hits.push({ part, rule: shaped.rule });
   }
   return hits;

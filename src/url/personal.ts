@@ -226,13 +226,33 @@ const HINT = 3;
 const PLUS = 4;
 const BLANK_OR_DASH = 5;
 const PERIOD = 6;
-const CENSUS_CLASS = new Uint8Array(128);
+/**
+ * The census classes by ASCII code. A census of an ASCII value read elsewhere (the secret screen,
+ * `findCredentials`) is stored as the count of each class, `CENSUS_STRIDE` numbers a part, with
+ * a 1 at `CENSUS_COUNTED` once stored.
+ */
+export const CENSUS_CLASS = new Uint8Array(128);
+export const CENSUS_COUNTED = 7;
+export const CENSUS_STRIDE = 8;
 for (let c = 0x31; c <= 0x39; c++) CENSUS_CLASS[c] = DIGIT;
 CENSUS_CLASS[0x30] = ZERO;
 for (const c of [0x40, 0x28, 0x5b]) CENSUS_CLASS[c] = HINT;
 CENSUS_CLASS[0x2b] = PLUS;
 for (const c of [0x2d, 0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]) CENSUS_CLASS[c] = BLANK_OR_DASH;
 CENSUS_CLASS[0x2e] = PERIOD;
+
+/** The census of an ASCII value stored at `at` of `counts` (`CENSUS_CLASS`). */
+function storedCensus(counts: Int32Array, at: number): Census {
+  const census = CENSUS;
+  census.digits = counts[at + DIGIT]! + counts[at + ZERO]!;
+  census.zeros = counts[at + ZERO]!;
+  census.hints = counts[at + HINT]!;
+  census.plus = counts[at + PLUS]!;
+  census.separators = counts[at + BLANK_OR_DASH]! + counts[at + PERIOD]!;
+  census.spacesOrDashes = counts[at + BLANK_OR_DASH]!;
+  census.wide = 0;
+  return census;
+}
 
 function censusOf(text: string): Census {
   let digits = 0;
@@ -491,12 +511,17 @@ function personal(part: UrlPart, name: NameRules, census: Census): PersonalKind 
   return null;
 }
 
-/** The parts of a URL that hold personal or payment data. */
-export function findPersonalData(parts: readonly UrlPart[]): PersonalHit[] {
+/**
+ * The parts of a URL that hold personal or payment data. `counts` holds, by part, the census of
+ * the values another pass already counted (`CENSUS_STRIDE`).
+ */
+export function findPersonalData(parts: readonly UrlPart[], counts: Int32Array | null = null): PersonalHit[] {
   const hits: PersonalHit[] = [];
-  for (const part of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
     const name = nameRules(part.key);
-    const census = censusOf(part.value);
+    const at = i * CENSUS_STRIDE;
+    const census = counts !== null && counts[at + CENSUS_COUNTED] === 1 ? storedCensus(counts, at) : censusOf(part.value);
     const pay = payment(part, name, census);
     if (pay !== null) {
       hits.push({ part, kind: pay, payment: true });

@@ -392,7 +392,29 @@ const PAYMENT_EDGES = [
   'https://example.com/p/4222222222222;cc=4222222222222',
 ];
 
+/**
+ * Values of 16 characters or more that the secret screen reads whole and counts for the
+ * personal-data rules (`mayHoldSecretCounting`): each census field decides one of them.
+ */
+const CENSUS_EDGES = [
+  'https://example.com/?v=ruf%2006%2010%2020%2030%2040%20an', // zeros count as digits
+  'https://example.com/?v=call%20%2B14155552671%20now', // a `+` the value itself holds
+  'https://example.com/?v=tel:415.555.2671,ok', // dots as separators
+  'https://example.com/?v=write%20alice(at)example.com%20now', // a hint character
+  'https://example.com/?v=4000%200000%200000%200002', // a card number of zeros
+  'https://example.com/?dob=born%20on%201990-01-01',
+  'https://example.com/?account_number=acct%20000000000',
+  'https://example.com/?v=DE89370400440532013000',
+  'https://example.com/?v=nothing%20to%20see%20here%20at%20all',
+  'https://example.com/?v=ghp_abcdefghijklmnopqrstuvwxyz0123456789&w=4242+4242+4242+4242',
+];
+
 describe('analyzeUrl matches the reference engine', () => {
+  it.each(POLICIES)('on values whose census the secret screen counts (%s)', (_name, policy) => {
+    expect(CENSUS_EDGES.filter((url) => referenceAnalyzeUrl(url, policy).verdict === 'block').length).toBeGreaterThan(6);
+    expect(sameResults(CENSUS_EDGES, policy)).toEqual([]);
+  });
+
   it.each(POLICIES)('on payment values at the digit counts their rules need (%s)', (_name, policy) => {
     expect(PAYMENT_EDGES.filter((url) => referenceAnalyzeUrl(url, policy).verdict === 'block').length).toBeGreaterThan(4);
     expect(sameResults(PAYMENT_EDGES, policy)).toEqual([]);
