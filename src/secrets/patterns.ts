@@ -81,15 +81,15 @@ export function mayHoldSecret(value: string): boolean {
 }
 
 /**
- * `mayHoldSecret`, counting `value`'s characters by `classes` into `counts` (`mayMatchCounting`)
- * on the way: 0 when it holds no secret and was counted whole (all ASCII), 1 when it may hold one,
+ * `mayHoldSecret`, counting `value`'s characters by `classes` into `counts` from `at` on
+ * (`mayMatchCounting`) on the way: 0 when it holds no secret and was counted whole (all ASCII), 1 when it may hold one,
  * 2 when it holds none but was not counted (shorter than the shortest secret, or longer than the
  * screen reads).
  */
-export function mayHoldSecretCounting(value: string, classes: Uint8Array, counts: Int32Array): 0 | 1 | 2 {
+export function mayHoldSecretCounting(value: string, classes: Uint8Array, counts: Int32Array, at = 0): 0 | 1 | 2 {
   if (value.length < 16) return 2;
   if (value.length > MAX_SCAN) return secretScreen().mayMatch(value.slice(0, MAX_SCAN)) ? 1 : 2;
-  return secretScreen().mayMatchCounting(value, classes, counts) ? 1 : 0;
+  return secretScreen().mayMatchCounting(value, classes, counts, at) ? 1 : 0;
 }
 
 /** Shannon entropy in bits per character. */

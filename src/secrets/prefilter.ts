@@ -508,10 +508,11 @@ export interface SecretScreen {
   mayMatch(text: string): boolean;
   /**
    * `mayMatch`, counting on the way how many characters of `text` fall in each class of
-   * `classes` (by ASCII code) into `counts`, which it adds to. When it answers false it has read
-   * the whole text, and all of it is ASCII; when true, `counts` holds a part of the text only.
+   * `classes` (by ASCII code) into `counts` from `at` on (`counts[at + class]`), which it adds to.
+   * When it answers false it has read the whole text, and all of it is ASCII; when true, `counts`
+   * holds a part of the text only.
    */
-  mayMatchCounting(text: string, classes: Uint8Array, counts: Int32Array): boolean;
+  mayMatchCounting(text: string, classes: Uint8Array, counts: Int32Array, at: number): boolean;
 }
 
 // Two levels: a byte per pair of characters says whether a window starts with it where a value
@@ -593,18 +594,18 @@ export function screenFor(sources: readonly string[]): SecretScreen {
       return false;
     },
     // The loop of `mayMatch`, with one count per character.
-    mayMatchCounting(text: string, classes: Uint8Array, counts: Int32Array): boolean {
+    mayMatchCounting(text: string, classes: Uint8Array, counts: Int32Array, at: number): boolean {
       const n = text.length;
       if (n === 0) return false;
       let a = text.charCodeAt(0);
       if (a >= 128) return true;
-      counts[classes[a]!]!++;
+      counts[at + classes[a]!]!++;
       if (n === 1) return INDEX[a]! < 0;
       let here = FLAG.start | FLAG.word | FLAG.anywhere;
       for (let i = 1; i < n; i++) {
         const b = text.charCodeAt(i);
         if (b >= 128) return true;
-        counts[classes[b]!]!++;
+        counts[at + classes[b]!]!++;
         const pair = byCode[(a << 7) | b]!;
         if (pair !== 0) {
           if (pair === OUTSIDE) return true;

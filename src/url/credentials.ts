@@ -367,21 +367,15 @@ function prefixedSecret(value: string): SecretMatch | null {
   return null;
 }
 
-/** The counts of one value's screen pass, before they are stored with its part. */
-const SCRATCH = new Int32Array(CENSUS_STRIDE);
-
 /**
- * `secretIn`, storing in `census` at `at` the personal-data census of `value` that the secret
- * screen counts on the way, when the screen read it whole (then `census[at + CENSUS_COUNTED]` is 1).
+ * `secretIn`, counting in `census` at `at` (zeros there) the personal-data census of `value` as
+ * the secret screen reads it; `census[at + CENSUS_COUNTED]` is set to 1 when the screen read it
+ * whole, and the counts are then the census of `value`.
  */
 function secretInCounting(value: string, census: Int32Array, at: number): SecretMatch | null {
-  SCRATCH.fill(0);
-  const screened = mayHoldSecretCounting(value, CENSUS_CLASS, SCRATCH);
+  const screened = mayHoldSecretCounting(value, CENSUS_CLASS, census, at);
   if (screened === 1) return findSecret(value);
-  if (screened === 0) {
-    census.set(SCRATCH, at);
-    census[at + CENSUS_COUNTED] = 1;
-  }
+  if (screened === 0) census[at + CENSUS_COUNTED] = 1;
   return null;
 }
 
