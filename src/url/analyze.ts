@@ -72,7 +72,8 @@ function judge(input: unknown, policy: Policy | undefined, depth: number, known:
     }
     url = viewOf(parsed);
   }
-  if (url.href.length > settings.maxLength) {
+  // A canonical view's `href` is the input, whose length was checked above.
+  if (url !== canonical && url.href.length > settings.maxLength) {
     findings.add(
       UrlFinding.tooLong,
       'error',

@@ -60,18 +60,30 @@ const DOT = 2;
 const PERCENT = 3;
 const QUESTION = 4;
 const HASH = 5;
+const ORDINARY_CHARS = '\\w\\-~!$&()*+,;=:/';
+const ORDINARY_CHAR = new RegExp(`[${ORDINARY_CHARS}]`);
 const HOST_CLASS = new Uint8Array(128);
 const TAIL_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
   HOST_CLASS[c] = /[a-z0-9-]/.test(ch) ? LDH : ch === '.' ? HOST_DOT : ch === '/' ? HOST_END : 0;
   TAIL_CLASS[c] =
-    ch === '.' ? DOT : ch === '%' ? PERCENT : ch === '?' ? QUESTION : ch === '#' ? HASH : /[\w\-~!$&()*+,;=:/]/.test(ch) ? ORDINARY : 0;
+    ch === '.' ? DOT : ch === '%' ? PERCENT : ch === '?' ? QUESTION : ch === '#' ? HASH : ORDINARY_CHAR.test(ch) ? ORDINARY : 0;
 }
 const MAX_HOST = 253;
 const MAX_LABEL = 63;
+// The characters `TAIL_CLASS` admits, from `lastIndex` to the end: a query or fragment from its
+// delimiter on. From `LONG_TAIL` characters on, this one native scan costs less than the loop.
+const QUERY_AND_FRAGMENT = new RegExp(`[${ORDINARY_CHARS}.%?#]*$`, 'y');
+const LONG_TAIL = 48;
 // `%2e` in a path can be a dot segment (`/%2e%2E/`), which the parser resolves.
 const ENCODED_DOT = /%2e/i;
+
+/** True when every character of `input` from `at` on is one `TAIL_CLASS` admits. */
+function admitsRest(input: string, at: number): boolean {
+  QUERY_AND_FRAGMENT.lastIndex = at;
+  return QUERY_AND_FRAGMENT.test(input);
+}
 
 /** True when `input` has `xn--` at `at` (a Punycode label, which the parser validates as IDNA). */
 function punycodeAt(input: string, at: number): boolean {
@@ -136,7 +148,9 @@ export function canonicalView(input: string): UrlView | null {
   )
     return null;
   // One pass over the path, query and fragment: the first `?` before any `#` starts the query,
-  // the first `#` the fragment; after them both are ordinary.
+  // the first `#` the fragment; after them both are ordinary. A long query or fragment (an
+  // authorization request's query runs to hundreds of characters) is checked in one regex scan
+  // instead, which costs half the loop per character but more to start.
   let queryAt = -1;
   let hashAt = -1;
   let percent = false;
@@ -145,10 +159,19 @@ export function canonicalView(input: string): UrlView | null {
     const kind = c < 128 ? TAIL_CLASS[c] : 0;
     if (kind === ORDINARY) continue;
     if (kind === 0) return null;
-    if (kind === HASH) {
-      if (hashAt < 0) hashAt = at;
-    } else if (kind === QUESTION) {
-      if (queryAt < 0 && hashAt < 0) queryAt = at;
+    if (kind === HASH || kind === QUESTION) {
+      if (queryAt >= 0 || hashAt >= 0) {
+        if (kind === HASH && hashAt < 0) hashAt = at;
+        continue;
+      }
+      // The path ends here.
+      if (kind === HASH) hashAt = at;
+      else queryAt = at;
+      if (length - at >= LONG_TAIL) {
+        if (!admitsRest(input, at)) return null;
+        if (hashAt < 0) hashAt = input.indexOf('#', at);
+        break;
+      }
     } else if (queryAt < 0 && hashAt < 0) {
       // In the path: a `%` may spell a dot, a `.` may be a whole segment.
       if (kind === PERCENT) percent = true;
@@ -196,8 +219,10 @@ export function rawAuthority(input: string): RawAuthority | null {
   if (scheme === null) return null;
   const special = SPECIAL_SCHEMES.has(scheme[1]!.toLowerCase());
   let i = scheme[0].length;
+  // Character codes, not one-character strings: a string per character of a non-ASCII host
+  // would be allocated.
   if (special) {
-    while (i < text.length && (text[i] === '/' || text[i] === '\\')) i++;
+    for (let c = text.charCodeAt(i); c === 0x2f || c === 0x5c; c = text.charCodeAt(i)) i++;
   } else if (text.startsWith('//', i)) {
     i += 2;
   } else {
@@ -205,8 +230,8 @@ export function rawAuthority(input: string): RawAuthority | null {
   }
   let end = i;
   while (end < text.length) {
-    const ch = text[end]!;
-    if (ch === '/' || ch === '?' || ch === '#' || (special && ch === '\\')) break;
+    const c = text.charCodeAt(end);
+    if (c === 0x2f || c === 0x3f || c === 0x23 || (special && c === 0x5c)) break;
     end++;
   }
   const authority = text.slice(i, end);

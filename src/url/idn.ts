@@ -100,14 +100,24 @@ const DECIMAL_DIGIT = /\p{Nd}/u;
 const NONSPACING_MARK = /\p{Mn}/u;
 
 // The verdict depends on the code point alone and costs several Unicode property tests: memoised
-// like `charScripts`, since hosts of one language repeat the same few hundred characters.
+// like `charScripts`, since hosts of one language repeat the same few hundred characters. A BMP
+// code point's verdict sits in a table (0: not known yet, 1: not allowed, 2: allowed), which reads
+// faster than a map; the rest of Unicode goes to a bounded map.
+const BMP_ALLOWED = new Uint8Array(0x10000);
 const ALLOWED_MEMO = new Map<number, boolean>();
 
-function allowedCharacter(cp: number, ch: string): boolean {
+function allowedCharacter(cp: number): boolean {
   if (cp < 0x80) return (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39) || cp === 0x2d || cp === 0x5f;
+  if (cp < 0x10000) {
+    const known = BMP_ALLOWED[cp]!;
+    if (known !== 0) return known === 2;
+    const allowed = allowedNonAscii(cp, String.fromCodePoint(cp));
+    BMP_ALLOWED[cp] = allowed ? 2 : 1;
+    return allowed;
+  }
   const known = ALLOWED_MEMO.get(cp);
   if (known !== undefined) return known;
-  const allowed = allowedNonAscii(cp, ch);
+  const allowed = allowedNonAscii(cp, String.fromCodePoint(cp));
   if (ALLOWED_MEMO.size < 65536) ALLOWED_MEMO.set(cp, allowed);
   return allowed;
 }
@@ -130,17 +140,18 @@ function allowedNonAscii(cp: number, ch: string): boolean {
 
 interface WholeScriptRule {
   readonly script: ScriptName;
-  readonly lookalikes: ReadonlySet<string>;
   readonly tlds: ReadonlySet<string>;
   readonly scriptLetter: RegExp;
+  /** A letter of the script that does not look Latin: one test of the label instead of one per character. */
+  readonly otherLetter: RegExp;
 }
 
 function wsc(script: ScriptName, letters: string, tlds: readonly string[]): WholeScriptRule {
   return {
     script,
-    lookalikes: new Set(Array.from(letters)),
     tlds: new Set(tlds),
     scriptLetter: new RegExp(`(?=\\p{L})\\p{Script_Extensions=${script}}`, 'u'),
+    otherLetter: new RegExp(`(?![${letters}])(?=\\p{L})\\p{Script_Extensions=${script}}`, 'u'),
   };
 }
 
@@ -171,7 +182,7 @@ const WSC_BY_SCRIPT: readonly (readonly [number, WholeScriptRule])[] = WHOLE_SCR
 // Real Cyrillic words made only of Latin-looking letters (Chromium's allow list).
 const CYRILLIC_WORDS = new Set(['секс', 'как', 'коса', 'курс', 'парк', 'такий', 'укроп', 'сахарок', 'покраска']);
 
-const DIGIT_LOOKALIKES = new Set(Array.from('θ२২੨૨೩೭շзҙӡउওਤ੩૩౩ဒვპੜკ੫丩ㄐճ৪੪୫૭୨౨'));
+const DIGIT_LOOKALIKES: ReadonlySet<number> = new Set(Array.from('θ२২੨૨೩೭շзҙӡउওਤ੩૩౩ဒვპੜკ੫丩ㄐճ৪੪୫૭୨౨', (ch) => ch.codePointAt(0)!));
 const KANA_EXCEPTIONS = /[\u3078-\u307a\u30d8-\u30da\u30fb-\u30fe]/u;
 const COMBINING_DIACRITIC = /[\u0300-\u0339]/u;
 const LGC_AND_ASCII = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}0-9._\-\u0300-\u0339]*$/u;
@@ -203,17 +214,22 @@ const DANGEROUS_PATTERNS: readonly (readonly [RegExp, string])[] = [
   [/[ijl]\u0307/u, 'a combining dot above on i, j or l'],
 ];
 
+/** The code points of a label, as its string iterator yields them (a lone surrogate is its own). */
 function codePointsOf(label: string): number[] {
   const out: number[] = [];
-  for (const ch of label) out.push(ch.codePointAt(0)!);
+  for (let i = 0; i < label.length; ) {
+    const cp = label.codePointAt(i)!;
+    out.push(cp);
+    i += cp > 0xffff ? 2 : 1;
+  }
   return out;
 }
 
-function hasDigitLookalike(chars: readonly string[]): boolean {
+function hasDigitLookalike(cps: readonly number[]): boolean {
   let lookalike = false;
-  for (const ch of chars) {
-    if (DIGIT_LOOKALIKES.has(ch)) lookalike = true;
-    else if (!(ch >= '0' && ch <= '9') && ch !== '-') return false;
+  for (const cp of cps) {
+    if (DIGIT_LOOKALIKES.has(cp)) lookalike = true;
+    else if (!(cp >= 0x30 && cp <= 0x39) && cp !== 0x2d) return false;
   }
   return lookalike;
 }
@@ -225,7 +241,11 @@ function digitZero(cp: number): number {
   return start + Math.floor((cp - start) / 10) * 10;
 }
 
-function mixesNumberingSystems(cps: readonly number[]): boolean {
+// A decimal digit outside 0-9: without one, every digit of a label is ASCII and of one system.
+const NON_ASCII_DIGIT = /(?![0-9])\p{Nd}/u;
+
+function mixesNumberingSystems(label: string, cps: readonly number[]): boolean {
+  if (!NON_ASCII_DIGIT.test(label)) return false;
   let zero = -1;
   for (const cp of cps) {
     // The ASCII decimal digits are 0-9 only; other code points need the property test.
@@ -237,8 +257,7 @@ function mixesNumberingSystems(cps: readonly number[]): boolean {
   return false;
 }
 
-function tldRuleProblem(label: string, tld: string): LabelProblem | null {
-  const length = Array.from(label).length;
+function tldRuleProblem(label: string, length: number, tld: string): LabelProblem | null {
   if (length > 1 && /[\u00fe\u00f0]/u.test(label) && tld !== 'is' && tld !== 'fo') {
     return { code: UrlFinding.idnTldCharacter, reason: 'thorn or eth outside .is and .fo' };
   }
@@ -250,21 +269,12 @@ function tldRuleProblem(label: string, tld: string): LabelProblem | null {
   return null;
 }
 
-function wholeScriptProblem(label: string, chars: readonly string[], scriptBits: number, tld: string): LabelProblem | null {
+function wholeScriptProblem(label: string, scriptBits: number, tld: string): LabelProblem | null {
   const real = realScripts(scriptBits);
   for (const [bit, rule] of WSC_BY_SCRIPT) {
     if ((real & bit) === 0) continue;
-    let letters = 0;
-    let allLookalike = true;
-    for (const ch of chars) {
-      if (!rule.scriptLetter.test(ch)) continue;
-      letters++;
-      if (!rule.lookalikes.has(ch)) {
-        allLookalike = false;
-        break;
-      }
-    }
-    if (letters === 0 || !allLookalike) continue;
+    // The rule applies when the label has letters of the script and all of them look Latin.
+    if (!rule.scriptLetter.test(label) || rule.otherLetter.test(label)) continue;
     if (rule.tlds.has(tld) || rule.scriptLetter.test(tld)) continue;
     if (rule.script === 'Cyrillic' && CYRILLIC_WORDS.has(label)) continue;
     return { code: UrlFinding.idnWholeScriptConfusable, reason: `every ${rule.script} letter in it looks like a Latin letter` };
@@ -278,23 +288,22 @@ function wholeScriptProblem(label: string, chars: readonly string[], scriptBits:
  */
 export function judgeLabel(label: string, tld: string): LabelProblem | null {
   if (ASCII_ONLY.test(label)) return null;
-  const chars = Array.from(label);
   const cps = codePointsOf(label);
 
-  for (let i = 0; i < chars.length; i++) {
+  for (let i = 0; i < cps.length; i++) {
     const cp = cps[i]!;
     if (cp === 0x200c || cp === 0x200d) return { code: UrlFinding.idnDeviationCharacter, reason: 'a zero-width joiner or non-joiner' };
-    if (!allowedCharacter(cp, chars[i]!)) {
+    if (!allowedCharacter(cp)) {
       return {
         code: UrlFinding.idnDisallowedCharacter,
         reason: `U+${cp.toString(16).toUpperCase().padStart(4, '0')} is not allowed in a host name shown to users`,
       };
     }
-    if (i > 0 && cp === cps[i - 1] && NONSPACING_MARK.test(chars[i]!))
+    if (i > 0 && cp === cps[i - 1] && NONSPACING_MARK.test(String.fromCodePoint(cp)))
       return { code: UrlFinding.idnCombiningMark, reason: 'a repeated combining mark' };
   }
 
-  const tldProblem = tldRuleProblem(label, tld);
+  const tldProblem = tldRuleProblem(label, cps.length, tld);
   if (tldProblem !== null) return tldProblem;
 
   // Resolved script set (UTS #39 §5.1) and the "highly restrictive" cover: the non-Latin
@@ -317,17 +326,18 @@ export function judgeLabel(label: string, tld: string): LabelProblem | null {
       return { code: UrlFinding.idnMixedScript, reason: `it mixes ${scriptNames(realScripts(union)).join(', ')}` };
     }
   }
-  if (mixesNumberingSystems(cps)) return { code: UrlFinding.idnDigitLookalike, reason: 'it mixes digits of different numbering systems' };
+  if (mixesNumberingSystems(label, cps))
+    return { code: UrlFinding.idnDigitLookalike, reason: 'it mixes digits of different numbering systems' };
 
   if (singleScript && !KANA_EXCEPTIONS.test(label) && !COMBINING_DIACRITIC.test(label)) {
-    const problem = wholeScriptProblem(label, chars, resolved, tld);
+    const problem = wholeScriptProblem(label, resolved, tld);
     if (problem !== null) return problem;
-    if (hasDigitLookalike(chars))
+    if (hasDigitLookalike(cps))
       return { code: UrlFinding.idnDigitLookalike, reason: 'it is made of digits and characters that look like digits' };
     return null;
   }
 
-  if (hasDigitLookalike(chars))
+  if (hasDigitLookalike(cps))
     return { code: UrlFinding.idnDigitLookalike, reason: 'it is made of digits and characters that look like digits' };
   if (!singleScript && NON_ASCII_LATIN.test(label) && !LGC_AND_ASCII.test(label)) {
     return { code: UrlFinding.idnMixedScript, reason: 'a non-ASCII Latin letter mixed with another script' };

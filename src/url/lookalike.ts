@@ -23,7 +23,6 @@ import { foldAscii, labelKey as keyOf, labelKeys } from './skeleton.js';
 import {
   editDistanceAtMostOne,
   HASH_BASE,
-  hashFilterHas,
   deletionHashes,
   HASHES,
   hasOneSwap,
@@ -33,6 +32,7 @@ import {
   MAX_HASHED,
   neighbourhoodHashes,
   phoneticKey,
+  POWERS,
   phoneticKeyHash,
 } from './typo.js';
 
@@ -260,6 +260,10 @@ interface Tokens {
 }
 
 const NONE: readonly never[] = Object.freeze([]);
+/** The prefilter's bits (`Prefilter.mayMatchAscii`): the built-in index's tag is 0, the policy's 1. */
+const BUILT_IN = 1;
+const POLICY_INDEX = 2;
+const ALL_INDEXES = BUILT_IN | POLICY_INDEX;
 /** The smallest key filter (32-bit words); an index with many sites gets a larger one (`filterWords`). */
 const KEY_FILTER_WORDS = 1 << 12;
 
@@ -364,54 +368,99 @@ class BlockedFilter {
   private readonly shift: number;
 
   constructor(hashes: readonly number[]) {
-    let log2 = 6;
-    while (1 << (log2 + 5) < hashes.length * 32 && log2 < 22) log2++;
-    this.words = new Uint32Array(1 << log2);
-    this.shift = 32 - log2;
-    for (const hash of hashes) this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! |= BlockedFilter.bits(hash);
-  }
-
-  private static bits(hash: number): number {
-    const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
-    return (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
+    this.shift = blockedShift(hashes.length);
+    this.words = new Uint32Array(1 << (32 - this.shift));
+    for (const hash of hashes) this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! |= blockedBits(hash, 0);
   }
 
   mayHave(hash: number): boolean {
-    const bits = BlockedFilter.bits(hash);
+    const bits = blockedBits(hash, 0);
     return (this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! & bits) === bits;
   }
 }
 
+/** 32 minus log2 of the words of a blocked filter for `entries` hashes: 32 bits each, at least 64 words. */
+function blockedShift(entries: number): number {
+  let log2 = 6;
+  while (1 << (log2 + 5) < entries * 32 && log2 < 22) log2++;
+  return 32 - log2;
+}
+
 /**
- * One small filter in front of every index a policy uses (the built-in one and the policy's):
- * the hashes of all their keys (labels, sound-alikes, brands, embedding and glued targets) in
- * one, and per public suffix the deletion neighbourhoods of the sites under it. A host whose
- * probes all miss here matches in no index, and is settled in a few reads of a few kilobytes
- * (the indexes' own tables and filters are far larger and would each cost cache misses).
+ * The three bits of one word a hash sets in a blocked filter; `tag` 1 (a `TaggedFilter`'s second
+ * set) takes them turned by half a word, so one mix of the hash serves both sets.
+ */
+function blockedBits(hash: number, tag: number): number {
+  const y = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
+  const bits = (1 << (y & 31)) | (1 << ((y >>> 5) & 31)) | (1 << ((y >>> 10) & 31));
+  return tag === 0 ? bits : (bits << 16) | (bits >>> 16);
+}
+
+/**
+ * A blocked filter that holds the hashes of two sets at once (the built-in index's and the
+ * policy's): an entry of set `i` sets the `blockedBits` of tag `i` in its word, so one read of
+ * one word tells which of the sets may hold a hash (bit `i` of `maskOf`).
+ */
+class TaggedFilter {
+  private readonly words: Uint32Array;
+  private readonly shift: number;
+
+  constructor(hashes: readonly (readonly number[])[]) {
+    let entries = 0;
+    for (const list of hashes) entries += list.length;
+    this.shift = blockedShift(entries);
+    this.words = new Uint32Array(1 << (32 - this.shift));
+    for (let tag = 0; tag < hashes.length; tag++)
+      for (const hash of hashes[tag]!) this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]! |= blockedBits(hash, tag);
+  }
+
+  /** Bit `i` set when set `i` may hold `hash` (false positives only). */
+  maskOf(hash: number): number {
+    const word = this.words[Math.imul(hash, 0x9e3779b1) >>> this.shift]!;
+    const first = blockedBits(hash, 0);
+    const second = (first << 16) | (first >>> 16);
+    return ((word & first) === first ? 1 : 0) | ((word & second) === second ? 2 : 0);
+  }
+}
+
+/**
+ * One small filter in front of every index a policy uses (the built-in one, tag 0, and the
+ * policy's, tag 1): the hashes of all their keys (labels, sound-alikes, brands, embedding and
+ * glued targets) in one, and per public suffix the deletion neighbourhoods of the sites under it.
+ * A host whose probes all miss here matches in no index, and is settled in a few reads of a few
+ * kilobytes (the indexes' own tables and filters are far larger and would each cost cache
+ * misses); one that hits learns from the same reads which indexes it may match in.
  */
 class Prefilter {
-  private readonly keys: BlockedFilter;
-  private readonly neighbourhoods = new Map<string, BlockedFilter>();
+  private readonly keys: TaggedFilter;
+  private readonly neighbourhoods = new Map<string, TaggedFilter>();
   private lastSuffix: string | null = null;
-  private lastNeighbourhood: BlockedFilter | undefined = undefined;
+  private lastNeighbourhood: TaggedFilter | undefined = undefined;
+  /** Every index's bit: a host that may match in all of them needs no further probe. */
+  private readonly all: number;
 
   constructor(indexes: readonly LookalikeIndex[]) {
-    const keys: number[] = [];
-    const bySuffix = new Map<string, number[]>();
-    for (const index of indexes) {
-      index.forEachKeyHash((hash) => keys.push(hash));
+    const keys: number[][] = [];
+    const bySuffix = new Map<string, number[][]>();
+    indexes.forEach((index, tag) => {
+      // One entry per distinct hash: most sites' label key is also their brand, sound-alike and
+      // embedding key, and the filter is sized by its entries (half the size, as many bits each).
+      const own = new Set<number>();
+      index.forEachKeyHash((hash) => own.add(hash));
+      keys.push([...own]);
       index.forEachNeighbourhoodHash((suffix, hash) => {
-        let list = bySuffix.get(suffix);
-        if (list === undefined) bySuffix.set(suffix, (list = []));
-        list.push(hash);
+        let lists = bySuffix.get(suffix);
+        if (lists === undefined) bySuffix.set(suffix, (lists = indexes.map(() => [])));
+        lists[tag]!.push(hash);
       });
-    }
-    this.keys = new BlockedFilter(keys);
-    for (const [suffix, hashes] of bySuffix) this.neighbourhoods.set(suffix, new BlockedFilter(hashes));
+    });
+    this.keys = new TaggedFilter(keys);
+    for (const [suffix, hashes] of bySuffix) this.neighbourhoods.set(suffix, new TaggedFilter(hashes));
+    this.all = (1 << indexes.length) - 1;
   }
 
   /** The neighbourhood filter of one suffix; the last answer is kept (hosts under one suffix tend to come in a row). */
-  private neighbourhoodOf(suffix: string): BlockedFilter | undefined {
+  private neighbourhoodOf(suffix: string): TaggedFilter | undefined {
     if (suffix !== this.lastSuffix) {
       this.lastSuffix = suffix;
       this.lastNeighbourhood = this.neighbourhoods.get(suffix);
@@ -420,27 +469,45 @@ class Prefilter {
   }
 
   /**
-   * False when no index can match the ASCII `host`: the conditions of `mayMatchAscii`, each on
-   * the union of the indexes' tables.
+   * Which indexes may match the ASCII `host` (bit `i` for the index of tag `i`; 0: none): the
+   * conditions of `LookalikeIndex.mayMatchAscii`, each on the union of the indexes' tables, every
+   * probe answering for each index at once.
    */
-  mayMatchAscii(host: HostParts, probe: Probe): boolean {
-    const hash = probe.firstHash;
-    if (this.keys.mayHave(hash)) return true;
+  mayMatchAscii(host: HostParts, probe: Probe): number {
+    const all = this.all;
+    const keys = this.keys;
+    let mask = keys.maskOf(probe.firstHash);
+    probe.labelMask = mask;
+    if (mask === all) return all;
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
-      if (key.startsWith('www')) return true;
+      if (key.startsWith('www')) return all;
       const neighbourhood = this.neighbourhoodOf(host.suffix!);
       if (neighbourhood !== undefined) {
-        if (this.keys.mayHave(probe.firstSoundHash())) return true;
+        // Most labels are their own sound-alike key, whose hash was probed first.
+        const sound = probe.firstSoundHash();
+        if (sound !== probe.firstHash) {
+          mask |= keys.maskOf(sound);
+          if (mask === all) return all;
+        }
+        // Every probe of the neighbourhood: which indexes have a one-edit neighbour is kept for them.
         const neighbours = probe.firstNeighbourhood();
-        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (neighbourhood.mayHave(neighbours[h]!)) return true;
+        let near = 0;
+        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) near |= neighbourhood.maskOf(neighbours[h]!);
+        probe.neighbourMask = near;
+        mask |= near;
+        if (mask === all) return all;
       }
     }
     if (!probe.singleToken) {
       const count = probe.asciiTokenCount();
-      for (let i = 0; i < count; i++) if (this.keys.mayHave(PROBE_TOKENS[i]!)) return true;
+      // A label without hyphens or underscores is its one token (if not empty), whose hash was probed first.
+      for (let i = probe.joined || key.length === 0 ? 0 : 1; i < count; i++) {
+        mask |= keys.maskOf(PROBE_TOKENS[i]!);
+        if (mask === all) return all;
+      }
     }
-    return probe.hasKeyword();
+    return probe.hasKeyword() ? all : mask;
   }
 }
 
@@ -461,8 +528,11 @@ class Probe {
   firstHash = 0;
   /** The host is one label without hyphens or underscores (then it has no tokens to split). */
   singleToken = true;
-  /** The ASCII key `readAscii` read last holds a hyphen or an underscore. */
-  private joined = false;
+  /**
+   * The ASCII key `readAscii` read last holds a hyphen or an underscore (always true for an IDN
+   * label): when false, a key that is not empty is its one token and `PROBE_TOKENS[0]` is `firstHash`.
+   */
+  joined = true;
   private host: HostParts | undefined = undefined;
   /** Characters of the first key that its hashes read (ASCII labels: `PROBE_PREFIX` holds their prefix hashes). */
   private hashedLength = -1;
@@ -473,6 +543,13 @@ class Probe {
   private hasNeighbours = false;
   private neighbourCount = 0;
   private keyword = UNKNOWN;
+  /**
+   * The indexes (`Prefilter` bits) whose deletion neighbourhoods under the host's suffix may hold
+   * a hash of the first key's neighbourhood; every bit until the prefilter has probed them all.
+   */
+  neighbourMask = ALL_INDEXES;
+  /** The indexes (`Prefilter` bits) that may hold the first key itself (as a label, brand or other key); every bit until probed. */
+  labelMask = ALL_INDEXES;
   /** `PROBE_TOKENS` holds this many token hashes of the first key; `allTokenHashes`: the subdomain's too. */
   private tokenCount = -1;
   private allTokenHashes = false;
@@ -493,6 +570,8 @@ class Probe {
     this.hasSoundHash = false;
     this.hasNeighbours = false;
     this.keyword = UNKNOWN;
+    this.neighbourMask = ALL_INDEXES;
+    this.labelMask = ALL_INDEXES;
     this.tokenCount = -1;
     this.allTokenHashes = false;
     this.hashedLength = -1;
@@ -501,6 +580,7 @@ class Probe {
     if (host.idn) {
       this.keys = labelKeys(host.labelUnicode!);
       this.firstHash = keyHash(this.keys[0]!);
+      this.joined = true;
       this.singleToken = host.subdomain === '' && label.indexOf('-') < 0 && label.indexOf('_') < 0 && !this.keys[0]!.includes('-');
     } else {
       // The pass over the label also tells whether `foldAscii` changes it; then the folded key is read.
@@ -532,11 +612,13 @@ class Probe {
     const prefix = PROBE_PREFIX;
     const n = Math.min(length, maxHashed);
     const tokens = PROBE_TOKENS;
+    const powers = POWERS;
     let count = 0;
     let foldable = false;
     let h = 0;
-    let tokenHash = 0;
-    let tokenLength = 0;
+    // A token's hash comes from the prefix hashes where it ends (the key is never longer than
+    // `MAX_HASHED` there: see the fallback after the loop).
+    let tokenStart = 0;
     let wordStart = 0;
     let window = 0;
     let mayHaveKeyword = false;
@@ -549,16 +631,13 @@ class Probe {
       if (i < n) prefix[i + 1] = h = (Math.imul(h, base) + c) | 0;
       if (c === 0x2e || c === 0x2d || c === 0x5f) {
         if (c !== 0x2e) joined = true;
-        if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
-        tokenHash = 0;
-        tokenLength = 0;
+        if (i > tokenStart && length <= maxHashed)
+          tokens[count++] = ((prefix[i]! - Math.imul(prefix[tokenStart]!, powers[i - tokenStart]!)) | 0) & 0x3fffffff;
+        tokenStart = i + 1;
         if (c !== 0x5f) {
           if (isWholeTokenShape(shapes, key, wordStart, i)) mayHaveKeyword = true;
           wordStart = i + 1;
         }
-      } else {
-        if (tokenLength < maxHashed) tokenHash = (Math.imul(tokenHash, base) + c) | 0;
-        tokenLength++;
       }
       window = (window << 8) | (c & 0xff);
       if (i >= 3 && !mayHaveKeyword && starts.hasWindow(window)) mayHaveKeyword = true;
@@ -574,7 +653,8 @@ class Probe {
       if (c === 0x30 || c === 0x31 || (previous === 0x72 && c === 0x6e) || (previous === 0x76 && c === 0x76)) foldable = true;
       previous = c;
     }
-    if (tokenLength > 0) tokens[count++] = tokenHash & 0x3fffffff;
+    if (length > maxHashed) count = pushTokenHashes(key, tokens, 0);
+    else if (length > tokenStart) tokens[count++] = ((h - Math.imul(prefix[tokenStart]!, powers[length - tokenStart]!)) | 0) & 0x3fffffff;
     if (isWholeTokenShape(shapes, key, wordStart, length)) mayHaveKeyword = true;
     this.firstHash = h & 0x3fffffff;
     this.joined = joined;
@@ -837,7 +917,10 @@ export class LookalikeIndex {
    */
   private readonly neighbourFilters = new Map<string, BlockedFilter>();
   private lastNeighbourFilter: BlockedFilter | undefined = undefined;
-  /** One bit per neighbourhood hash (any suffix): most queries miss here and skip the map. */
+  /**
+   * One bit per neighbourhood hash (any suffix), for the keys of an IDN label after its first
+   * (`editCandidates`): most of their hashes miss here and skip the map.
+   */
   private readonly hashFilter: Uint32Array;
   /** Dotted embedding targets (`apple` + `com` in `apple.com.evil.net`): every site with a label of 4+. */
   private readonly dottedTargets: KeyMap;
@@ -851,6 +934,11 @@ export class LookalikeIndex {
   private readonly wordBrands = new Map<string, IndexedSite[]>();
   /** `wordBrands` as pairs in insertion order, for the scan that cannot look a brand up. */
   private readonly wordBrandList: readonly (readonly [string, readonly IndexedSite[]])[];
+  /**
+   * This index's bit in the `Prefilter` in front of it (`BUILT_IN` or `POLICY_INDEX`), for reading
+   * what the prefilter found of it in the probe; every bit for an index no prefilter stands before.
+   */
+  prefilterBit = ALL_INDEXES;
   /** The filter bits of every map a host token is looked up in (dotted, glued, distinctive). */
   private readonly tokenFilter: Uint32Array;
 
@@ -944,19 +1032,23 @@ export class LookalikeIndex {
    */
   mayMatchAscii(host: HostParts, probe: Probe): boolean {
     const hash = probe.firstHash;
-    if (this.byLabelKey.mayHave(hash)) return true;
+    // What the prefilter found of this index: whether it may hold the label's key, or a one-edit neighbour of it.
+    const label = (probe.labelMask & this.prefilterBit) !== 0;
+    if (label && this.byLabelKey.mayHave(hash)) return true;
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
-      if (key.startsWith('www') || this.distinctiveBrands.mayHave(hash)) return true;
+      if (key.startsWith('www') || (label && this.distinctiveBrands.mayHave(hash))) return true;
       if (this.deletionsOf(host.suffix!) !== undefined) {
         if (this.byPhoneticKey.mayHave(probe.firstSoundHash())) return true;
-        const neighbours = probe.firstNeighbourhood();
-        // The neighbourhoods of this suffix alone (`deletionsOf` caches its filter too).
-        const filter = this.lastNeighbourFilter!;
-        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (filter.mayHave(neighbours[h]!)) return true;
+        if ((probe.neighbourMask & this.prefilterBit) !== 0) {
+          const neighbours = probe.firstNeighbourhood();
+          // The neighbourhoods of this suffix alone (`deletionsOf` caches its filter too).
+          const filter = this.lastNeighbourFilter!;
+          for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) if (filter.mayHave(neighbours[h]!)) return true;
+        }
       }
     }
-    if (probe.singleToken ? this.gluedTargets.mayHave(hash) : anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter))
+    if (probe.singleToken ? label && this.gluedTargets.mayHave(hash) : anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter))
       return true;
     return probe.hasKeyword();
   }
@@ -1086,9 +1178,11 @@ export class LookalikeIndex {
         return match(UrlFinding.lookalikeTyposquat, phonetic, 'is spelled to sound like');
       }
       const candidates =
-        k === 0
-          ? this.probeCandidates(probe.firstNeighbourhood(), probe.firstNeighbourCount, bySuffix)
-          : this.editCandidates(key, bySuffix);
+        k !== 0
+          ? this.editCandidates(key, bySuffix)
+          : (probe.neighbourMask & this.prefilterBit) === 0
+            ? null
+            : this.probeCandidates(probe.firstNeighbourhood(), probe.firstNeighbourCount, bySuffix);
       if (candidates === null) continue;
       for (const candidate of candidates) {
         if (this.owns(candidate, host) || key === candidate.labelKey) continue;
@@ -1118,10 +1212,11 @@ export class LookalikeIndex {
   /** `editCandidates` from a key's neighbourhood already computed (`count` hashes of `hashes`, unfiltered). */
   private probeCandidates(hashes: Int32Array, count: number, bySuffix: ReadonlyMap<number, readonly IndexedSite[]>): IndexedSite[] | null {
     let candidates: IndexedSite[] | null = null;
-    const filter = this.hashFilter;
+    // The filter of this suffix's neighbourhoods (`deletionsOf` set it), already read by `mayMatchAscii`.
+    const filter = this.lastNeighbourFilter!;
     for (let h = 0; h < count; h++) {
       const hash = hashes[h]!;
-      if (!hashFilterHas(filter, hash)) continue;
+      if (!filter.mayHave(hash)) continue;
       const found = bySuffix.get(hash);
       if (found === undefined) continue;
       candidates ??= [];
@@ -1354,6 +1449,7 @@ function isEdgeSuffixSite(host: HostParts): boolean {
 }
 
 const BUILT_IN_INDEX = new LookalikeIndex(BUILT_IN_SITES.values(), BRAND_ALIASES);
+BUILT_IN_INDEX.prefilterBit = BUILT_IN;
 /**
  * The rest of Chromium's top-domain list, for homographs of IDN hosts only: the skeleton of each
  * whole registrable domain, built the first time an IDN host is judged.
@@ -1405,6 +1501,7 @@ function buildExtraIndex(extra: readonly string[]): PolicyIndexes {
   }
   if (sites.length === 0) return indexesOf([]);
   const index = new LookalikeIndex(sites);
+  index.prefilterBit = POLICY_INDEX;
   return { index, prefilter: new Prefilter([BUILT_IN_INDEX, index]) };
 }
 
@@ -1450,15 +1547,21 @@ function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch 
   if (registrable === null || host.label === null || host.suffix === null) return null;
   const { index: policyIndex, prefilter } = indexesOf(extra);
   const probe = PROBE.reset(host);
-  // Most ASCII hosts match nothing: the prefilter settles them in a few reads.
-  if (!host.idn && !prefilter.mayMatchAscii(host, probe)) return null;
+  // Most ASCII hosts match nothing: the prefilter settles them in a few reads, and tells which
+  // indexes the others may match in (bit 0: the built-in one, bit 1: the policy's).
+  const may = host.idn ? ALL_INDEXES : prefilter.mayMatchAscii(host, probe);
+  if (may === 0) return null;
   // A built-in site (or its subdomain by the registrable domain) is owned by the built-in index, so
   // only the policy's can match it (its sites are never built-in ones, nor skeleton-only ones).
-  if (!host.idn && BUILT_IN_SITES.has(registrable))
-    return policyIndex !== null && policyIndex.mayMatchAscii(host, probe) ? policyIndex.matchProbe(host, probe) : null;
+  // A built-in site's label key is in the built-in index, so the prefilter found its bit for the
+  // label of every such host.
+  if (!host.idn && (probe.labelMask & BUILT_IN) !== 0 && BUILT_IN_SITES.has(registrable))
+    return policyIndex !== null && (may & POLICY_INDEX) !== 0 && policyIndex.mayMatchAscii(host, probe)
+      ? policyIndex.matchProbe(host, probe)
+      : null;
   // Then each index's own filters tell whether it can match (else its `matchProbe` is null).
-  const builtInMay = host.idn || BUILT_IN_INDEX.mayMatchAscii(host, probe);
-  const policyMay = policyIndex !== null && (host.idn || policyIndex.mayMatchAscii(host, probe));
+  const builtInMay = host.idn || ((may & BUILT_IN) !== 0 && BUILT_IN_INDEX.mayMatchAscii(host, probe));
+  const policyMay = policyIndex !== null && (host.idn || ((may & POLICY_INDEX) !== 0 && policyIndex.mayMatchAscii(host, probe)));
   if (!builtInMay && !policyMay) return null;
   // A site of the index has its label key in the index's filter, so `policyMay` holds for it.
   if (policyMay && policyIndex.ownsSite(host, probe)) return null;

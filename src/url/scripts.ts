@@ -74,6 +74,10 @@ export interface CharScripts {
   readonly excludedScript: boolean;
 }
 
+// A BMP code point's answer is an index (plus one, 0: not known yet) into the few distinct
+// answers there are, which reads faster than a map; the rest of Unicode goes to a bounded map.
+const BMP_INFO = new Uint16Array(0x10000);
+const INFOS: CharScripts[] = [];
 const memo = new Map<number, CharScripts>();
 
 function augment(bits: number): number {
@@ -87,15 +91,28 @@ function augment(bits: number): number {
 
 /** The scripts of one code point (memoised). */
 export function charScripts(cp: number): CharScripts {
+  if (cp < 0x10000) {
+    const index = BMP_INFO[cp]!;
+    if (index !== 0) return INFOS[index - 1]!;
+    const info = scriptsOf(cp);
+    let known = INFOS.findIndex((i) => i.scripts === info.scripts && i.common === info.common && i.excludedScript === info.excludedScript);
+    if (known < 0) known = INFOS.push(info) - 1;
+    BMP_INFO[cp] = known + 1;
+    return INFOS[known]!;
+  }
   const known = memo.get(cp);
   if (known !== undefined) return known;
+  const info = scriptsOf(cp);
+  if (memo.size < 65536) memo.set(cp, info);
+  return info;
+}
+
+function scriptsOf(cp: number): CharScripts {
   const ch = String.fromCodePoint(cp);
   let bits = 0;
   for (const [bit, re] of SCRIPT_TESTS) if (re.test(ch)) bits |= bit;
   const common = bits === 0 && COMMON_OR_INHERITED.test(ch);
-  const info: CharScripts = { scripts: augment(bits), common, excludedScript: bits === 0 && !common };
-  if (memo.size < 65536) memo.set(cp, info);
-  return info;
+  return { scripts: augment(bits), common, excludedScript: bits === 0 && !common };
 }
 
 /** The real (non-pseudo) script bits of a set. */

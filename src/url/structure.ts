@@ -8,7 +8,7 @@ import { rawAuthority, type UrlView } from './canonical.js';
 import { describeCodePoints, type HiddenCharacter, type HiddenKind } from './characters.js';
 import { UrlFinding, type UrlFindingCode } from './codes.js';
 import type { Findings } from './findings.js';
-import { hostParts, isLocalhostName, toUnicodeHost, type HostParts } from './host.js';
+import { hostParts, isLocalhostName, labelsOf, toUnicodeHost, type HostParts } from './host.js';
 import { judgeLabel } from './idn.js';
 import { classifyIp } from './ip.js';
 import { findLookalike } from './lookalike.js';
@@ -25,6 +25,7 @@ const HIDDEN_CODES: Record<HiddenKind, readonly [UrlFindingCode, string]> = {
 };
 
 export function reportHidden(findings: Findings, hidden: readonly HiddenCharacter[]): void {
+  if (hidden.length === 0) return;
   for (const kind of ['control', 'bidi', 'invisible'] as const) {
     const ofKind = hidden.filter((h) => h.kind === kind);
     if (ofKind.length === 0) continue;
@@ -251,7 +252,7 @@ export function judgeHost(
           `it reads as another site followed by a path.`,
       );
     }
-    const unicodeLabels = parts.unicode.split('.');
+    const unicodeLabels = labelsOf(parts.unicode);
     const tld = unicodeLabels[unicodeLabels.length - 1] ?? '';
     for (const label of unicodeLabels) {
       const problem = judgeLabel(label, tld);

@@ -201,7 +201,8 @@ function firstPhoneticChange(label: string, from: number): number {
 
 export const HASH_BASE = 131;
 export const MAX_HASHED = 253;
-const POWERS: Int32Array = (() => {
+/** `HASH_BASE` to the power `i` (mod 2^32) at `i`: the hash of a piece of a text from its prefix hashes. */
+export const POWERS: Int32Array = (() => {
   const p = new Int32Array(MAX_HASHED + 1);
   p[0] = 1;
   for (let i = 1; i <= MAX_HASHED; i++) p[i] = Math.imul(p[i - 1]!, HASH_BASE);

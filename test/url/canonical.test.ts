@@ -119,4 +119,66 @@ describe('canonicalView', () => {
       { numRuns: runCount(3000) },
     );
   });
+
+  // A long query or fragment is checked by a regex scan rather than character by character.
+  const longQuery = `?client_id=abc&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&scope=${'openid+profile+'.repeat(6)}`;
+
+  it('reads a long query and fragment as the parser does', () => {
+    for (const input of [
+      `https://example.com/authorize${longQuery}`,
+      `https://example.com/authorize${longQuery}#state=/./..?x#y`,
+      `https://example.com/${longQuery}?again`,
+      `https://example.com/#${longQuery}`,
+      `https://example.com/a/b${longQuery}#`,
+    ]) {
+      const view = canonicalView(input);
+      expect(view, input).not.toBeNull();
+      expect(view).toEqual(parsed(input));
+    }
+  });
+
+  it('leaves a long query or fragment with a character the parser encodes to the parser', () => {
+    for (const bad of ["'", ' ', '"', '<', '^', '`', '{', '|', 'é', '\\', '@', '[']) {
+      expect(canonicalView(`https://example.com/authorize${longQuery}${bad}`), bad).toBeNull();
+      expect(canonicalView(`https://example.com/authorize${bad}${longQuery}`), bad).toBeNull();
+      expect(canonicalView(`https://example.com/#${longQuery}${bad}x`), bad).toBeNull();
+    }
+  });
+
+  it('returns only what the parser returns, on long queries and fragments', () => {
+    const piece = fc.constantFrom(
+      'a',
+      '0',
+      '-',
+      '_',
+      '.',
+      '/',
+      '?',
+      '#',
+      '%',
+      '%2e',
+      ':',
+      '@',
+      '\\',
+      "'",
+      ' ',
+      '~',
+      '&',
+      '=',
+      'é',
+      '^',
+      '`',
+      '"',
+    );
+    const url = fc
+      .tuple(fc.array(piece, { maxLength: 4 }), fc.array(piece, { maxLength: 40 }))
+      .map(([path, tail]) => `https://example.com/${path.join('')}${longQuery}${tail.join('')}`);
+    fc.assert(
+      fc.property(url, (input) => {
+        const view = canonicalView(input);
+        if (view !== null) expect(view).toEqual(parsed(input));
+      }),
+      { numRuns: runCount(2000) },
+    );
+  });
 });

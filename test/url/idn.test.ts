@@ -103,6 +103,17 @@ describe('judgeLabel: digits, deviations, marks and TLD rules', () => {
     expect(code('a·b', 'cat')).toBe(UrlFinding.idnTldCharacter);
   });
 
+  it('names a character outside the Basic Multilingual Plane by its code point, not its surrogates', () => {
+    const problem = judgeLabel('\u{1d4c5}aypal', 'com'); // mathematical script p
+    expect(problem?.code).toBe(UrlFinding.idnDisallowedCharacter);
+    expect(problem?.reason).toContain('U+1D4C5');
+    // Asked again, the answer comes from the per-code-point tables and is the same.
+    expect(judgeLabel('\u{1d4c5}aypal', 'com')).toEqual(problem);
+    expect(judgeLabel('ǥithub', 'com')).toEqual(judgeLabel('ǥithub', 'com'));
+    // Han ideographs of Extension B are allowed: read as pairs of surrogates they would not be.
+    expect(judgeLabel('中文\u{20000}\u{2a6d6}', 'com')).toBeNull();
+  });
+
   it('flags characters outside the identifier profile', () => {
     expect(code('ǥithub', 'com')).toBe(UrlFinding.idnDisallowedCharacter); // Latin Extended-B g with stroke
     expect(code('ᬩᬮᬶ', 'id')).toBe(UrlFinding.idnDisallowedCharacter); // Balinese: limited use

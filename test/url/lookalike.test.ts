@@ -155,6 +155,10 @@ describe('brand names inside another site', () => {
     expect(a.findings.map((f) => f.code)).toEqual([UrlFinding.brandInSubdomain]);
   });
 
+  it('reads the subdomain of a host whose label is empty (the prefilter probes its tokens too)', () => {
+    expect(lookalike('coinbase-..org')).toMatchObject({ code: UrlFinding.brandInSubdomain, target: 'coinbase.com' });
+  });
+
   it('says nothing for a brand in the path or a different word', () => {
     expect(judge('https://en.wikipedia.org/wiki/PayPal').verdict).toBe('allow');
     expect(judge('https://www.applebees.com/').verdict).toBe('allow');
@@ -169,6 +173,12 @@ describe('policy protected domains', () => {
     expect(judge('https://acmec0rp.com/', withAcme).verdict).toBe('block');
     expect(judge('https://acmecorp.com.login-check.io/', withAcme).verdict).toBe('block');
     expect(judge('https://acmecorp-login.com/', withAcme).verdict).toBe('block');
+  });
+
+  it('matches a built-in site against the policy domains alone (the prefilter tells the indexes apart)', () => {
+    expect(lookalike('github.com', ['githvb.com'])).toMatchObject({ code: UrlFinding.lookalikeTyposquat, target: 'githvb.com' });
+    expect(lookalike('www.google.com', ['gooogle.com'])).toMatchObject({ code: UrlFinding.lookalikeTyposquat, target: 'gooogle.com' });
+    expect(lookalike('github.com', ['acmecorp.com'])).toBeNull();
   });
 
   it('leaves the policy domain itself alone, and the default policy does not know it', () => {
