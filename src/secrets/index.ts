@@ -3,6 +3,7 @@ export {
   findSecretOrToken,
   looksRandomToken,
   mayHoldSecret,
+  mayHoldSecretCounting,
   mentionsKeyPrefix,
   shannonEntropy,
   type SecretKind,

@@ -80,6 +80,18 @@ export function mayHoldSecret(value: string): boolean {
   return secretScreen().mayMatch(value.length > MAX_SCAN ? value.slice(0, MAX_SCAN) : value);
 }
 
+/**
+ * `mayHoldSecret`, counting `value`'s characters by `classes` into `counts` from `at` on
+ * (`mayMatchCounting`) on the way: 0 when it holds no secret and was counted whole (all ASCII), 1 when it may hold one,
+ * 2 when it holds none but was not counted (shorter than the shortest secret, or longer than the
+ * screen reads).
+ */
+export function mayHoldSecretCounting(value: string, classes: Uint8Array, counts: Int32Array, at = 0): 0 | 1 | 2 {
+  if (value.length < 16) return 2;
+  if (value.length > MAX_SCAN) return secretScreen().mayMatch(value.slice(0, MAX_SCAN)) ? 1 : 2;
+  return secretScreen().mayMatchCounting(value, classes, counts, at) ? 1 : 0;
+}
+
 /** Shannon entropy in bits per character. */
 export function shannonEntropy(value: string): number {
   const counts = new Map<string, number>();

@@ -506,6 +506,13 @@ export interface SecretScreen {
   readonly reason: string | null;
   /** False only when no pattern can match `text` (each pattern tested on its own, or joined with `|`). */
   mayMatch(text: string): boolean;
+  /**
+   * `mayMatch`, counting on the way how many characters of `text` fall in each class of
+   * `classes` (by ASCII code) into `counts` from `at` on (`counts[at + class]`), which it adds to.
+   * When it answers false it has read the whole text, and all of it is ASCII; when true, `counts`
+   * holds a part of the text only.
+   */
+  mayMatchCounting(text: string, classes: Uint8Array, counts: Int32Array, at: number): boolean;
 }
 
 // Two levels: a byte per pair of characters says whether a window starts with it where a value
@@ -541,7 +548,7 @@ export function screenFor(sources: readonly string[]): SecretScreen {
     }
   } catch (error) {
     if (!(error instanceof Unsupported)) throw error;
-    return { enabled: false, reason: error.message, mayMatch: () => true };
+    return { enabled: false, reason: error.message, mayMatch: () => true, mayMatchCounting: () => true };
   }
   // The pair table by character codes, so that each character costs one lookup: the flags of the
   // windows that start with the pair, or `OUTSIDE` when either character is not in the alphabet.
@@ -571,6 +578,34 @@ export function screenFor(sources: readonly string[]): SecretScreen {
       for (let i = 1; i < n; i++) {
         const b = text.charCodeAt(i);
         if (b >= 128) return true;
+        const pair = byCode[(a << 7) | b]!;
+        if (pair !== 0) {
+          if (pair === OUTSIDE) return true;
+          if (pair & here && i + 1 < n) {
+            const d = text.charCodeAt(i + 1);
+            const z = d < 128 ? INDEX[d]! : -1;
+            if (z < 0) return true;
+            if (hit(pair & here, (INDEX[a]! * SIZE + INDEX[b]!) * SIZE + z)) return true;
+          }
+        }
+        here = ENDS_WORD_CODE[a] === 1 ? FLAG.word | FLAG.anywhere : FLAG.anywhere;
+        a = b;
+      }
+      return false;
+    },
+    // The loop of `mayMatch`, with one count per character.
+    mayMatchCounting(text: string, classes: Uint8Array, counts: Int32Array, at: number): boolean {
+      const n = text.length;
+      if (n === 0) return false;
+      let a = text.charCodeAt(0);
+      if (a >= 128) return true;
+      counts[at + classes[a]!]!++;
+      if (n === 1) return INDEX[a]! < 0;
+      let here = FLAG.start | FLAG.word | FLAG.anywhere;
+      for (let i = 1; i < n; i++) {
+        const b = text.charCodeAt(i);
+        if (b >= 128) return true;
+        counts[at + classes[b]!]!++;
         const pair = byCode[(a << 7) | b]!;
         if (pair !== 0) {
           if (pair === OUTSIDE) return true;

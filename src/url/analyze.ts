@@ -37,7 +37,8 @@ function judged(findings: Findings, url: UrlView | null = null, host: DisplayHos
   return { findings, url, host };
 }
 
-function judge(input: unknown, policy: Policy | undefined, depth: number): Judged {
+/** `known` is `canonicalView(input)` when a caller already read it (a redirect target), else null. */
+function judge(input: unknown, policy: Policy | undefined, depth: number, known: UrlView | null = null): Judged {
   const findings = new Findings();
   const settings = settingsOf(policy);
   if (typeof input !== 'string') {
@@ -51,7 +52,7 @@ function judge(input: unknown, policy: Policy | undefined, depth: number): Judge
   // An input already in canonical form is read as it is (printable ASCII with no `@` or
   // backslash, and `%` only in its path, query or fragment, which the raw-text scans do not
   // read); anything else goes through the parser below.
-  const canonical = canonicalView(input);
+  const canonical = known ?? canonicalView(input);
   // Printable ASCII without spaces holds no surrogate and no hidden character: skip both scans.
   const plain = canonical !== null || PLAIN.test(input);
   if (!plain && HIDDEN_POSSIBLE.test(input)) {
@@ -94,13 +95,15 @@ function judge(input: unknown, policy: Policy | undefined, depth: number): Judge
       'error',
       `The URL shows ${decoy} after an "@" outside the host, where it reads as the destination; the browser opens ${url.hostname}.`,
     );
-  judgeContent(url, host, settings, findings, (href) => (depth < MAX_TARGET_DEPTH ? judgeTarget(href, policy, depth + 1) : null));
+  judgeContent(url, host, settings, findings, (href, view) =>
+    depth < MAX_TARGET_DEPTH ? judgeTarget(href, view, policy, depth + 1) : null,
+  );
   return judged(findings, url, host);
 }
 
 /** A redirect target is judged like the URL itself; of its display only the host is shown. */
-function judgeTarget(href: string, policy: Policy | undefined, depth: number): TargetAnalysis {
-  const { findings, url, host } = judge(href, policy, depth);
+function judgeTarget(href: string, view: UrlView | null, policy: Policy | undefined, depth: number): TargetAnalysis {
+  const { findings, url, host } = judge(href, policy, depth, view);
   return { findings: findings.list, shownHost: url === null ? null : shownHost(url, host) };
 }
 

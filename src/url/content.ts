@@ -12,7 +12,7 @@ import { classifyIp } from './ip.js';
 import { findLookalike } from './lookalike.js';
 import { contentParts } from './gate.js';
 import { describePart, type UrlPart } from './parts.js';
-import { findPersonalData, type PersonalHit } from './personal.js';
+import { CENSUS_STRIDE, findPersonalData, type PersonalHit } from './personal.js';
 import { isSameOrSubdomain } from './protected.js';
 import { findRedirectTargets, isShortener, pathRedirectTarget, type RedirectTarget } from './redirects.js';
 import { hostSet, type Settings } from './settings.js';
@@ -42,12 +42,18 @@ export interface TargetAnalysis {
   readonly shownHost: string | null;
 }
 
+/**
+ * Analyses a redirect target like the URL itself; `view` is `canonicalView(href)` when the caller
+ * already read it (null: not read, or not canonical). Null when the analysis would nest too deep.
+ */
+export type TargetAnalyzer = (href: string, view: UrlView | null) => TargetAnalysis | null;
+
 export function judgeContent(
   url: UrlView,
   host: HostJudgement,
   settings: Settings,
   findings: Findings,
-  analyzeTarget: (href: string) => TargetAnalysis | null,
+  analyzeTarget: TargetAnalyzer,
 ): void {
   const preauthenticated = findPreauthenticatedUrl(url.hostname, url.pathname, host.parts?.registrable ?? null);
   if (preauthenticated !== null)
@@ -75,11 +81,19 @@ export function judgeContent(
 }
 
 /** The credential and personal-data rules on the parts that passed the gate. */
+/** The censuses of one `judgeParts` call (it runs to its end before the next), grown as needed. */
+let censusBuffer = new Int32Array(16 * CENSUS_STRIDE);
+
 function judgeParts(loud: readonly UrlPart[], oauth: boolean, findings: Findings): void {
-  for (const hit of findCredentials(loud, oauth)) {
+  // The secret screen counts what the personal-data rules read of each value it reads whole.
+  const size = loud.length * CENSUS_STRIDE;
+  if (censusBuffer.length < size) censusBuffer = new Int32Array(size);
+  else censusBuffer.fill(0, 0, size);
+  const census = censusBuffer;
+  for (const hit of findCredentials(loud, oauth, census)) {
     findings.add(UrlFinding.credential, 'error', credentialMessage(hit.part === null ? 'the URL' : describePart(hit.part), hit.rule));
   }
-  for (const hit of findPersonalData(loud)) {
+  for (const hit of findPersonalData(loud, census)) {
     const what = DATA_WORDS[hit.kind];
     if (hit.payment) {
       findings.add(
@@ -128,7 +142,7 @@ function judgeRedirects(
   findings: Findings,
   parts: readonly UrlPart[],
   oauth: boolean,
-  analyzeTarget: (href: string) => TargetAnalysis | null,
+  analyzeTarget: TargetAnalyzer,
 ): void {
   const ownSite = host.parts?.registrable ?? null;
   if (ownSite !== null && url.pathname.length > 1 && isShortener(ownSite)) {
@@ -140,7 +154,7 @@ function judgeRedirects(
   }
   const targets = parts.length === 0 ? [] : findRedirectTargets(parts, url.href);
   const inPath = pathRedirectTarget(host.parts?.label ?? null, url.pathname);
-  if (inPath !== null) targets.push({ kind: 'web', part: null, url: inPath, encoded: false });
+  if (inPath !== null) targets.push({ kind: 'web', part: null, url: inPath, encoded: false, view: null });
   if (targets.length === 0) return;
   const redirectSet = settings.redirectHosts.length > 0 ? hostSet(settings.redirectHosts) : null;
   for (const target of targets) {
@@ -183,7 +197,7 @@ function judgeRedirects(
       findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which imitates ${lookalike.target}.`);
       continue;
     }
-    const analysis = analyzeTarget(target.url.href);
+    const analysis = analyzeTarget(target.url.href, target.view);
     const reason = analysis === null ? null : blockingReason(analysis);
     if (reason !== null) {
       findings.add(UrlFinding.redirectUnsafe, 'error', `The ${where} points to ${targetHost}, which would itself be blocked: ${reason}`);

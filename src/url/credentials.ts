@@ -17,8 +17,9 @@
  * design and not credentials, `client_id` is public, a signed `request` object (JAR) is not a
  * secret. A value with a well-known secret *prefix* still blocks wherever it sits.
  */
-import { findSecret, looksRandomToken, mayHoldSecret, type SecretMatch } from '../secrets/index.js';
+import { findSecret, looksRandomToken, mayHoldSecret, mayHoldSecretCounting, type SecretMatch } from '../secrets/index.js';
 import type { UrlPart } from './parts.js';
+import { CENSUS_CLASS, CENSUS_COUNTED, CENSUS_STRIDE } from './personal.js';
 
 export interface CredentialHit {
   /** The part that carries it; null for the URL as a whole (webhooks) or a host label. */
@@ -319,9 +320,6 @@ const PREFIX_AND_CHARSET: readonly (readonly [RegExp, string])[] = [
   [/^SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}$/, 'sendgrid-key'],
   [/^whsec_[A-Za-z0-9]{16,}$/, 'stripe-webhook-secret'],
 ];
-// The first characters every rule above starts with: most values start with none of them.
-const PREFIX_STARTS = /^(?:gh|gi|gl|xo|sk|rk|np|hf|py|sh|do|ya|AI|EA|SG|wh)/;
-const NO_RULES: readonly (readonly [RegExp, string])[] = [];
 
 // The rules of `PREFIX_AND_CHARSET` by the two characters they start with, in the list's order:
 // a value is tried against the few that can match it. Each rule starts with literal characters,
@@ -344,21 +342,57 @@ const PREFIX_RULES: ReadonlyMap<string, readonly (readonly [RegExp, string])[]> 
   return out;
 })();
 
+// `PREFIX_RULES` by the code of their first two characters, read without a RegExp or a slice.
+const PREFIX_RULES_BY_CODE: ReadonlyMap<number, readonly (readonly [RegExp, string])[]> = new Map(
+  [...PREFIX_RULES].map(([start, rules]) => [(start.charCodeAt(0) << 16) | start.charCodeAt(1), rules]),
+);
+// A bit per first character of `PREFIX_RULES`: most values start with none of them.
+const PREFIX_FIRST = new Uint8Array(128);
+for (const start of PREFIX_RULES.keys()) PREFIX_FIRST[start.charCodeAt(0)] = 1;
+
+function prefixRules(value: string): readonly (readonly [RegExp, string])[] | undefined {
+  return rulesStartingWith(value.charCodeAt(0), value.charCodeAt(1));
+}
+
+function rulesStartingWith(first: number, second: number): readonly (readonly [RegExp, string])[] | undefined {
+  if (!(first < 128) || PREFIX_FIRST[first] === 0) return undefined;
+  return PREFIX_RULES_BY_CODE.get((first << 16) | (second & 0xffff));
+}
+
 function prefixedSecret(value: string): SecretMatch | null {
-  if (value.length < 12 || !PREFIX_STARTS.test(value)) return null;
-  for (const [pattern, rule] of PREFIX_RULES.get(value.slice(0, 2)) ?? NO_RULES) if (pattern.test(value)) return { kind: 'api-key', rule };
+  if (value.length < 12) return null;
+  const rules = prefixRules(value);
+  if (rules === undefined) return null;
+  for (const [pattern, rule] of rules) if (pattern.test(value)) return { kind: 'api-key', rule };
   return null;
 }
 
-/** A secret-shaped value: structural match (not a slug), or one inside base64url JSON. */
-export function shapedSecret(value: string): SecretMatch | null {
+/**
+ * `secretIn`, counting in `census` at `at` (zeros there) the personal-data census of `value` as
+ * the secret screen reads it; `census[at + CENSUS_COUNTED]` is set to 1 when the screen read it
+ * whole, and the counts are then the census of `value`.
+ */
+function secretInCounting(value: string, census: Int32Array, at: number): SecretMatch | null {
+  const screened = mayHoldSecretCounting(value, CENSUS_CLASS, census, at);
+  if (screened === 1) return findSecret(value);
+  if (screened === 0) census[at + CENSUS_COUNTED] = 1;
+  return null;
+}
+
+/**
+ * A secret-shaped value: structural match (not a slug), or one inside base64url JSON. With
+ * `census`, the personal-data census of `value` is stored there at `at` when the secret screen
+ * read it whole (`secretInCounting`).
+ */
+export function shapedSecret(value: string, census: Int32Array | null = null, at = 0): SecretMatch | null {
   if (value.length < 12) return null;
   const prefixed = prefixedSecret(value);
   if (prefixed !== null) return SLUG.test(value) ? null : prefixed;
   if (value.length < 16) return null;
-  const match = secretIn(value);
+  const match = census === null ? secretIn(value) : secretInCounting(value, census, at);
   if (match !== null) return match.kind === 'api-key' && SLUG.test(value) ? null : match;
-  if (BASE64_JSON.test(value)) {
+  // `BASE64_JSON` starts with `eyJ`.
+  if (value.charCodeAt(0) === 0x65 && value.charCodeAt(1) === 0x79 && value.charCodeAt(2) === 0x4a && BASE64_JSON.test(value)) {
     const decoded = decodeBase64Url(value);
     if (decoded !== null) return secretIn(decoded);
   }
@@ -367,7 +401,12 @@ export function shapedSecret(value: string): SecretMatch | null {
 
 /** True when a value of 12 to 15 characters could be a prefixed key (`shapedSecret`; `content.ts`'s gate). */
 export function mayBePrefixedSecret(value: string): boolean {
-  return PREFIX_STARTS.test(value);
+  return prefixRules(value) !== undefined;
+}
+
+/** `mayBePrefixedSecret` of a value that starts with the characters `first` and `second` (NaN: none). */
+export function mayStartPrefixedSecret(first: number, second: number): boolean {
+  return rulesStartingWith(first, second) !== undefined;
 }
 
 /** True when a parameter name is one the credential rules read (`content.ts`'s gate). */
@@ -431,18 +470,19 @@ function pathCredential(part: UrlPart): string | null {
  * The credential-carrying parts of a URL. `oauthRequest` is true for an OAuth/OIDC authorization
  * request (then a `request` object is a signed JAR, not a credential).
  */
-export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean): CredentialHit[] {
+export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean, census: Int32Array | null = null): CredentialHit[] {
   const hits: CredentialHit[] = [];
-  for (const part of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
     if (part.name !== null) {
       const named = namedCredential(part);
       if (named !== null) {
         hits.push({ part, rule: named });
         continue;
       }
-      const inName = shapedSecret(part.name);
-      if (inName !== null) {
-        hits.push({ part, rule: `${inName.rule} as a parameter name` });
+      // The gate read the name's shape once per name (`UrlPart.nameSecret`).
+      if (part.nameSecret !== null) {
+        hits.push({ part, rule: `${part.nameSecret} as a parameter name` });
         continue;
       }
       if (oauthRequest && part.key === 'request') continue;
@@ -453,7 +493,7 @@ export function findCredentials(parts: readonly UrlPart[], oauthRequest: boolean
         continue;
       }
     }
-    const shaped = shapedSecret(part.value);
+    const shaped = shapedSecret(part.value, census, i * CENSUS_STRIDE);
     if (shaped !== null) hits.push({ part, rule: shaped.rule });
   }
   return hits;

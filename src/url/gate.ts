@@ -7,7 +7,7 @@
  *
  * Most parts are short values under names no list knows, and no credential, personal-data or
  * redirect rule can match them: every rule of `credentials.ts`, `personal.ts` and `redirects.ts`
- * needs a name one of their lists knows, a name that can itself be a secret (`nameMayBeSecret`), a
+ * needs a name one of their lists knows, a name that is itself shaped like a secret (`NameInfo.secret`), a
  * path segment after a secret-naming one, or a value that one of the value rules can read
  * (`mayCarryData`). Such parts are judged where they are written, without cutting a string, and
  * only the parts that pass are decoded and built (test/url/differential.test.ts holds the gated
@@ -20,6 +20,8 @@ import {
   isSecretContext,
   mayBePrefixedSecret,
   mayBeSecretContextShape,
+  mayStartPrefixedSecret,
+  shapedSecret,
 } from './credentials.js';
 import { decode, MAX_PARTS, normalizeName, type PartLocation, plusToSpace, type UrlPart } from './parts.js';
 import { isPersonalName } from './personal.js';
@@ -42,33 +44,47 @@ const MIN_OAUTH_MARKER = 5;
 const NO_PARTS: readonly UrlPart[] = Object.freeze([]);
 const NOTHING: ContentParts = Object.freeze({ loud: NO_PARTS, oauth: false, response: NO_PARTS });
 
-// What a parameter name tells the pass, as bits: a content rule reads it by name, the
-// authorization-response rule reads it, it is an OAuth client id, it is another OAuth marker.
+// What a parameter name tells the pass, as bits: a credential or personal-data rule reads it by
+// name, the authorization-response rule reads it, it is an OAuth client id, it is another OAuth
+// marker, it is a redirect-like name (whose rule reads only a value that can be a URL).
 const KNOWN = 1;
 const RESPONSE = 2;
 const CLIENT_ID = 4;
 const MARKER = 8;
+const REDIRECT = 16;
 
 function readName(key: string): number {
-  let bits = isCredentialName(key) || isPersonalName(key) || isRedirectName(key) ? KNOWN : 0;
+  let bits = isCredentialName(key) || isPersonalName(key) ? KNOWN : isRedirectName(key) ? REDIRECT : 0;
   if (isAuthorizationResponseName(key)) bits |= RESPONSE;
   if (key === 'clientid' || key === 'clientkey') bits |= CLIENT_ID;
   else if (key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(key)) bits |= MARKER;
   return bits;
 }
 
-/** A parameter name's normalised key and what it tells (`readName`). */
+/** A parameter name's normalised key, what it tells (`readName`), and the secret the name itself is shaped like. */
 interface NameInfo {
+  /** The name as written (decoded). */
+  readonly name: string;
+  /** Its character codes (`writtenAt`). */
+  readonly codes: Uint16Array;
   readonly key: string;
   readonly bits: number;
+  /** The rule of `shapedSecret(name)`, the one rule that reads a name as a value; null for most names. */
+  readonly secret: string | null;
 }
 
-/** `NameInfo` by the name as written (it reads only fixed lists), kept for the names seen last. */
+/** `NameInfo` by the name as written (it reads only fixed lists and the name), kept for the names seen last. */
 function nameInfo(name: string): NameInfo {
   const known = NAMES.get(name);
   if (known !== undefined) return known;
   const key = normalizeName(name);
-  const info: NameInfo = { key, bits: readName(key) };
+  const info: NameInfo = {
+    name,
+    codes: codesOf(name),
+    key,
+    bits: readName(key),
+    secret: nameMayBeSecret(name) ? (shapedSecret(name)?.rule ?? null) : null,
+  };
   // Servers use a few names over and over; a name flood only restarts the memo, and long names are not kept.
   if (name.length <= MAX_KEPT_NAME) {
     if (NAMES.size >= MAX_NAMES) NAMES.clear();
@@ -80,6 +96,32 @@ function nameInfo(name: string): NameInfo {
 const NAMES = new Map<string, NameInfo>();
 const MAX_NAMES = 4096;
 const MAX_KEPT_NAME = 64;
+
+// In front of `NAMES`: the `NameInfo` of names written without escapes, one name a slot; a name
+// that finds its slot taken by another replaces it.
+const SLOT_BITS = 10;
+const SLOT_MASK = (1 << SLOT_BITS) - 1;
+const SLOTS: (NameInfo | undefined)[] = new Array<NameInfo | undefined>(1 << SLOT_BITS).fill(undefined);
+
+/** The slot of the name `text.slice(start, end)`: its length and its first, middle and last characters. */
+function slotOf(text: string, start: number, end: number): number {
+  const length = end - start;
+  const mix = length * 0x9e5 + text.charCodeAt(start) * 0x3f + text.charCodeAt(start + (length >> 1)) * 0x7 + text.charCodeAt(end - 1);
+  return mix & SLOT_MASK;
+}
+
+/** True when `text` holds the name of character codes `codes` at `start` (read in place: most names are short). */
+function writtenAt(codes: Uint16Array, text: string, start: number): boolean {
+  for (let i = 0; i < codes.length; i++) if (codes[i] !== text.charCodeAt(start + i)) return false;
+  return true;
+}
+
+/** The character codes of `name`, which `writtenAt` compares faster than the characters of a string cut out of a URL. */
+function codesOf(name: string): Uint16Array {
+  const codes = new Uint16Array(name.length);
+  for (let i = 0; i < name.length; i++) codes[i] = name.charCodeAt(i);
+  return codes;
+}
 
 /** Whether `shapedSecret` can match a parameter name itself: 16 characters, or 12 that start like a prefixed key. */
 function nameMayBeSecret(name: string): boolean {
@@ -106,16 +148,100 @@ function mayCarryData(text: string, start: number, end: number): boolean {
 }
 
 /**
+ * What the redirect rule needs of a redirect-like parameter's value, read as written on
+ * `text.slice(start, end)`: it decodes the value, reads `+` as a space and trims it, then looks
+ * for a scheme (a `:`, or `%3A` when double-encoded) or two slashes or backslashes in front (a
+ * protocol-relative URL). Without an escape, a `:` or a character beyond ASCII (where `trim`
+ * reaches further), the value decodes to itself but for its spaces.
+ */
+function mayBeTarget(text: string, start: number, end: number): boolean {
+  let first = -1;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x3a || c === 0x25 || c >= 0x80) return true;
+    if (first < 0 && c !== 0x2b && c !== 0x20 && (c < 0x09 || c > 0x0d)) first = i;
+  }
+  return first >= 0 && first + 1 < end && isSlash(text.charCodeAt(first)) && isSlash(text.charCodeAt(first + 1));
+}
+
+/** A slash or a backslash. */
+function isSlash(c: number): boolean {
+  return c === 0x2f || c === 0x5c;
+}
+
+/**
  * The condition of `mayCarryData` once a pass has counted the digits of `text.slice(start, end)`
  * and seen whether it holds an `@`, `(` or `[` (`hint`).
  */
 function valueRulesMayRead(text: string, start: number, end: number, digits: number, hint: boolean): boolean {
   const length = end - start;
   if (length >= 16 || hint || digits >= 7 || (length >= 15 && digits >= 2)) return true;
-  return (
-    length >= 12 &&
-    (text.charCodeAt(start) === 0x61 || mayBePrefixedSecret(start === 0 && end === text.length ? text : text.slice(start, end)))
-  );
+  const first = text.charCodeAt(start);
+  return length >= 12 && (first === 0x61 || mayStartPrefixedSecret(first, text.charCodeAt(start + 1)));
+}
+
+/** The hex digit a character code spells, or -1. */
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+// What `readEscaped` tells.
+const QUIET = 0;
+const LOUD = 1;
+const UNREAD = 2;
+
+/**
+ * `mayCarryData` of a value with escapes once decoded, and when `redirect`, `mayBeTarget` of it,
+ * read in place when every `%` is followed by two hex digits of an ASCII character: then
+ * `decodeURIComponent` turns each escape into that one character and nothing else changes.
+ * `UNREAD` otherwise (an escape that does not decode, or UTF-8): the caller decodes.
+ */
+function readEscaped(text: string, start: number, end: number, redirect: boolean): number {
+  let length = 0;
+  let digits = 0;
+  let first = Number.NaN;
+  let second = Number.NaN;
+  // For `mayBeTarget`: the slashes that start the value past the blanks `trim` drops (a `+` is one).
+  let slashes = 0;
+  let leadRead = false;
+  for (let i = start; i < end; i++) {
+    let c = text.charCodeAt(i);
+    const plus = c === 0x2b;
+    if (c === 0x25) {
+      const high = i + 2 < end ? hexValue(text.charCodeAt(i + 1)) : -1;
+      const low = high >= 0 && high < 8 ? hexValue(text.charCodeAt(i + 2)) : -1;
+      if (low < 0) return UNREAD;
+      c = high * 16 + low;
+      i += 2;
+    } else if (c >= 0x80) {
+      return UNREAD;
+    }
+    if (length === 0) first = c;
+    else if (length === 1) second = c;
+    // Letting a part through that no rule then matches changes nothing: the first sign settles it.
+    if (++length >= 16) return LOUD;
+    if (c >= 0x30 && c <= 0x39) {
+      if (++digits >= 7) return LOUD;
+    } else if (c === 0x40 || c === 0x28 || c === 0x5b) {
+      return LOUD;
+    } else if (c === 0x3a || c === 0x25) {
+      if (redirect) return LOUD;
+    }
+    if (!leadRead) {
+      const blank = plus || c === 0x20 || (c >= 0x09 && c <= 0x0d);
+      if (slashes === 0 && blank) continue;
+      if (isSlash(c)) {
+        if (++slashes === 2 && redirect) return LOUD;
+        leadRead = slashes === 2;
+      } else {
+        leadRead = true;
+      }
+    }
+  }
+  if (length >= 15 && digits >= 2) return LOUD;
+  return length >= 12 && (first === 0x61 || mayStartPrefixedSecret(first, second)) ? LOUD : QUIET;
 }
 
 // What one pass over a path segment tells: the value gate lets it through (`mayCarryData`, read
@@ -125,28 +251,41 @@ function valueRulesMayRead(text: string, start: number, end: number, digits: num
 const LOUD_VALUE = 1;
 const MAY_BE_CONTEXT = 2;
 
+// What each ASCII character is to `segmentBits` (0: nothing it counts).
+const SEGMENT_LETTER = 1;
+const SEGMENT_DIGIT = 2;
+const SEGMENT_HINT = 3;
+const SEGMENT_RAW = 4;
+const SEGMENT_CLASS = new Uint8Array(128);
+for (let c = 0x41; c <= 0x5a; c++) {
+  SEGMENT_CLASS[c] = SEGMENT_LETTER;
+  SEGMENT_CLASS[c + 0x20] = SEGMENT_LETTER;
+}
+for (let c = 0x30; c <= 0x39; c++) SEGMENT_CLASS[c] = SEGMENT_DIGIT;
+for (const c of [0x40, 0x28, 0x5b]) SEGMENT_CLASS[c] = SEGMENT_HINT;
+SEGMENT_CLASS[0x25] = SEGMENT_RAW;
+
 function segmentBits(text: string, start: number, end: number): number {
   let digits = 0;
   let hint = false;
+  // The first letter (lower-cased) or digit, and how many letters and digits: what `normalizeName` keeps.
   let first = -1;
   let letters = 0;
   let raw = false;
   for (let i = start; i < end; i++) {
-    let c = text.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39) {
+    const c = text.charCodeAt(i);
+    const kind = c < 0x80 ? SEGMENT_CLASS[c] : SEGMENT_RAW;
+    if (kind === SEGMENT_LETTER) {
+      if (first < 0) first = c | 0x20;
+      letters++;
+    } else if (kind === SEGMENT_DIGIT) {
       digits++;
       if (first < 0) first = c;
       letters++;
-    } else if (c === 0x40 || c === 0x28 || c === 0x5b) {
+    } else if (kind === SEGMENT_HINT) {
       hint = true;
-    } else if (c >= 0x80 || c === 0x25) {
+    } else if (kind === SEGMENT_RAW) {
       raw = true;
-    } else {
-      if (c >= 0x41 && c <= 0x5a) c += 0x20;
-      if (c >= 0x61 && c <= 0x7a) {
-        if (first < 0) first = c;
-        letters++;
-      }
     }
   }
   const bits = raw || (letters > 0 && mayBeSecretContextShape(first, letters)) ? MAY_BE_CONTEXT : 0;
@@ -217,33 +356,51 @@ class Scan {
 
   private param(text: string, start: number, end: number, where: PartLocation): void {
     this.count++;
-    let eq = start;
-    while (eq < end && text.charCodeAt(eq) !== 0x3d) eq++;
-    const rawName = text.slice(start, eq);
-    const spaced = this.plus ? plusToSpace(rawName) : rawName;
-    const name = this.percent ? decode(spaced) : spaced;
-    const { key, bits } = nameInfo(name);
+    let eq = text.indexOf('=', start);
+    if (eq < 0 || eq > end) eq = end;
+    // A name already seen without escapes is looked up in place (`SLOTS`) by its length and three
+    // of its characters, and read once to compare: a hit is that name, escapes and all.
+    const length = eq - start;
+    const slot = slotOf(text, start, eq);
+    let info = length === 0 ? undefined : SLOTS[slot];
+    if (info === undefined || info.codes.length !== length || !writtenAt(info.codes, text, start)) {
+      const rawName = text.slice(start, eq);
+      const spaced = this.plus ? plusToSpace(rawName) : rawName;
+      const name = this.percent ? decode(spaced) : spaced;
+      info = nameInfo(name);
+      // A name as written is its own `NameInfo.name` only when no escape or `+` changed it.
+      if (name === rawName && length > 0 && length <= MAX_KEPT_NAME) SLOTS[slot] = info;
+    }
+    const { name, key, bits, secret } = info;
     if (where === 'query') {
       if (bits & CLIENT_ID) this.clientId = true;
       else if (bits & MARKER) this.marker = true;
     }
     const response = where !== 'path' && (bits & RESPONSE) !== 0;
     const valueStart = eq < end ? eq + 1 : end;
-    let loud = (bits & KNOWN) !== 0 || nameMayBeSecret(name);
+    let loud = (bits & KNOWN) !== 0 || secret !== null;
     let literal: string | null = null;
     if (!loud) {
-      if (this.escaped(text, valueStart, end)) {
-        literal = decode(text.slice(valueStart, end));
-        loud = mayCarryData(literal, 0, literal.length);
+      // The redirect rule reads query and fragment parameters only.
+      const redirect = (bits & REDIRECT) !== 0 && where !== 'path';
+      if (!this.escaped(text, valueStart, end)) {
+        loud = (redirect && mayBeTarget(text, valueStart, end)) || mayCarryData(text, valueStart, end);
       } else {
-        loud = mayCarryData(text, valueStart, end);
+        const inPlace = readEscaped(text, valueStart, end, redirect);
+        if (inPlace !== UNREAD) {
+          loud = inPlace === LOUD;
+        } else {
+          // `mayBeTarget` lets any escape through.
+          literal = decode(text.slice(valueStart, end));
+          loud = redirect || mayCarryData(literal, 0, literal.length);
+        }
       }
     }
     if (!loud && !response) return;
     const rawValue = text.slice(valueStart, end);
     literal ??= this.percent ? decode(rawValue) : rawValue;
     const value = this.plus && rawValue.includes('+') ? decode(plusToSpace(rawValue)) : literal;
-    const part: UrlPart = { where, name, key, value, literal, context: '' };
+    const part: UrlPart = { where, name, key, value, literal, context: '', nameSecret: secret };
     if (loud) this.keep(part);
     if (response) {
       if (this.response === null) this.response = [part];
@@ -262,7 +419,7 @@ class Scan {
       return;
     }
     value ??= hash.slice(1);
-    this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '' });
+    this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '', nameSecret: null });
   }
 
   /** Path segments, with the matrix parameters inside them (`/app;jsessionid=...`). */
@@ -320,7 +477,7 @@ class Scan {
     if (loud) {
       value ??= this.percent ? decode(pathname.slice(start, end)) : pathname.slice(start, end);
       context ??= previousStart >= 0 ? this.contextOf(pathname, previousStart, previousEnd) : '';
-      this.keep({ where: 'path', name: null, key: '', value, literal: value, context });
+      this.keep({ where: 'path', name: null, key: '', value, literal: value, context, nameSecret: null });
     }
     return (bits & MAY_BE_CONTEXT) !== 0;
   }

@@ -18,6 +18,8 @@ export interface UrlPart {
   readonly literal: string;
   /** For a path segment: the normalised segment before it (`/password/<value>`); '' otherwise. */
   readonly context: string;
+  /** For a named part: the rule of the secret its name itself is shaped like (`shapedSecret`), read once per name; null otherwise. */
+  readonly nameSecret: string | null;
 }
 
 /** How many parts a URL is cut into at most. */
@@ -78,7 +80,10 @@ export function describePart(part: UrlPart): string {
   }
 }
 
+// Printable ASCII, as most names are: nothing to replace.
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
 function truncateName(name: string): string {
-  const clean = name.replace(/[^\x20-\x7e]/g, '?');
+  const clean = PRINTABLE.test(name) ? name : name.replace(/[^\x20-\x7e]/g, '?');
   return clean.length > 40 ? clean.slice(0, 40) + '…' : clean;
 }

@@ -216,21 +216,89 @@ interface Census {
   wide: number;
 }
 
+/** The one census `findPersonalData` fills for each part in turn (it reads it before the next). */
+const CENSUS: Census = { digits: 0, hints: 0, plus: 0, zeros: 0, separators: 0, spacesOrDashes: 0, wide: 0 };
+
+// What each ASCII character counts for in a census (0: nothing, as for most characters).
+const DIGIT = 1;
+const ZERO = 2;
+const HINT = 3;
+const PLUS = 4;
+const BLANK_OR_DASH = 5;
+const PERIOD = 6;
+/**
+ * The census classes by ASCII code. A census of an ASCII value read elsewhere (the secret screen,
+ * `findCredentials`) is stored as the count of each class, `CENSUS_STRIDE` numbers a part, with
+ * a 1 at `CENSUS_COUNTED` once stored.
+ */
+export const CENSUS_CLASS = new Uint8Array(128);
+export const CENSUS_COUNTED = 7;
+export const CENSUS_STRIDE = 8;
+for (let c = 0x31; c <= 0x39; c++) CENSUS_CLASS[c] = DIGIT;
+CENSUS_CLASS[0x30] = ZERO;
+for (const c of [0x40, 0x28, 0x5b]) CENSUS_CLASS[c] = HINT;
+CENSUS_CLASS[0x2b] = PLUS;
+for (const c of [0x2d, 0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d]) CENSUS_CLASS[c] = BLANK_OR_DASH;
+CENSUS_CLASS[0x2e] = PERIOD;
+
+/** The census of an ASCII value stored at `at` of `counts` (`CENSUS_CLASS`). */
+function storedCensus(counts: Int32Array, at: number): Census {
+  const census = CENSUS;
+  census.digits = counts[at + DIGIT]! + counts[at + ZERO]!;
+  census.zeros = counts[at + ZERO]!;
+  census.hints = counts[at + HINT]!;
+  census.plus = counts[at + PLUS]!;
+  census.separators = counts[at + BLANK_OR_DASH]! + counts[at + PERIOD]!;
+  census.spacesOrDashes = counts[at + BLANK_OR_DASH]!;
+  census.wide = 0;
+  return census;
+}
+
 function censusOf(text: string): Census {
-  const census: Census = { digits: 0, hints: 0, plus: 0, zeros: 0, separators: 0, spacesOrDashes: 0, wide: 0 };
+  let digits = 0;
+  let zeros = 0;
+  let hints = 0;
+  let plus = 0;
+  let blanksOrDashes = 0;
+  let periods = 0;
+  let wide = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39) {
-      census.digits++;
-      if (c === 0x30) census.zeros++;
-    } else if (c === 0x40 || c === 0x28 || c === 0x5b) census.hints++;
-    else if (c === 0x2b) census.plus++;
-    else if (c === 0x2d || c === 0x20 || (c >= 0x09 && c <= 0x0d)) {
-      census.separators++;
-      census.spacesOrDashes++;
-    } else if (c === 0x2e) census.separators++;
-    else if (c >= 0x80) census.wide++;
+    if (c >= 0x80) {
+      wide++;
+      continue;
+    }
+    switch (CENSUS_CLASS[c]) {
+      case 0:
+        break;
+      case DIGIT:
+        digits++;
+        break;
+      case ZERO:
+        zeros++;
+        break;
+      case HINT:
+        hints++;
+        break;
+      case PLUS:
+        plus++;
+        break;
+      case BLANK_OR_DASH:
+        blanksOrDashes++;
+        break;
+      case PERIOD:
+        periods++;
+        break;
+    }
   }
+  const census = CENSUS;
+  census.digits = digits + zeros;
+  census.zeros = zeros;
+  census.hints = hints;
+  census.plus = plus;
+  census.separators = blanksOrDashes + periods;
+  census.spacesOrDashes = blanksOrDashes;
+  census.wide = wide;
   return census;
 }
 
@@ -329,20 +397,23 @@ function mayStartIban(value: string): boolean {
   return true;
 }
 
-function payment(part: UrlPart, name: NameRules): PaymentKind | null {
+/**
+ * `census` counts `part.value`, whose digits trimming keeps: a card number needs 13 digits
+ * (`CARD_CANDIDATE`, and `CARD_GROUPED` 13 too), a card code 3, a bank account 6, an IBAN 2.
+ */
+function payment(part: UrlPart, name: NameRules, census: Census): PaymentKind | null {
+  if (census.digits < 2 || (part.where === 'path' && part.name === null)) return null;
   const value =
     part.value.length > 0 && (part.value.charCodeAt(0) <= 0x20 || part.value.charCodeAt(part.value.length - 1) <= 0x20)
       ? part.value.trim()
       : part.value;
   if (value.length < 3) return null;
-  if (part.where !== 'path' || part.name !== null) {
-    // A bare run of digits is an id far more often than a card: only a card-like name or
-    // card-style grouping (`4242 4242 4242 4242`) makes it a card number.
-    if ((name.card || CARD_GROUPED.test(value)) && isCardNumber(value)) return 'card';
-    if (name.cardCode && /^\d{3,4}$/.test(value)) return 'card-code';
-    if (isIban(value)) return 'iban';
-    if (name.bank && digitCount(value) >= 6) return 'bank-account';
-  }
+  // A bare run of digits is an id far more often than a card: only a card-like name or
+  // card-style grouping (`4242 4242 4242 4242`) makes it a card number.
+  if (census.digits >= 13 && (name.card || CARD_GROUPED.test(value)) && isCardNumber(value)) return 'card';
+  if (name.cardCode && /^\d{3,4}$/.test(value)) return 'card-code';
+  if (isIban(value)) return 'iban';
+  if (name.bank && census.digits >= 6) return 'bank-account';
   return null;
 }
 
@@ -440,17 +511,23 @@ function personal(part: UrlPart, name: NameRules, census: Census): PersonalKind 
   return null;
 }
 
-/** The parts of a URL that hold personal or payment data. */
-export function findPersonalData(parts: readonly UrlPart[]): PersonalHit[] {
+/**
+ * The parts of a URL that hold personal or payment data. `counts` holds, by part, the census of
+ * the values another pass already counted (`CENSUS_STRIDE`).
+ */
+export function findPersonalData(parts: readonly UrlPart[], counts: Int32Array | null = null): PersonalHit[] {
   const hits: PersonalHit[] = [];
-  for (const part of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
     const name = nameRules(part.key);
-    const pay = payment(part, name);
+    const at = i * CENSUS_STRIDE;
+    const census = counts !== null && counts[at + CENSUS_COUNTED] === 1 ? storedCensus(counts, at) : censusOf(part.value);
+    const pay = payment(part, name, census);
     if (pay !== null) {
       hits.push({ part, kind: pay, payment: true });
       continue;
     }
-    const kind = personal(part, name, censusOf(part.value));
+    const kind = personal(part, name, census);
     if (kind !== null) hits.push({ part, kind, payment: false });
   }
   return hits;

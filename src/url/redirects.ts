@@ -3,7 +3,7 @@
  * the page. Another site there is worth telling the user (an open redirect on a trusted domain
  * is a classic phishing hop); a look-alike or a script URL there is blocked.
  */
-import { canonicalView } from './canonical.js';
+import { canonicalView, type UrlView } from './canonical.js';
 import type { UrlPart } from './parts.js';
 
 const REDIRECT_NAMES = new Set([
@@ -67,7 +67,14 @@ export interface TargetUrl {
 }
 
 export type RedirectTarget =
-  | { readonly kind: 'web'; readonly part: UrlPart | null; readonly url: TargetUrl; readonly encoded: boolean }
+  | {
+      readonly kind: 'web';
+      readonly part: UrlPart | null;
+      readonly url: TargetUrl;
+      readonly encoded: boolean;
+      /** `canonicalView(url.href)` when the target was read as written (it is in canonical form); null otherwise. */
+      readonly view: UrlView | null;
+    }
   | { readonly kind: 'script'; readonly part: UrlPart | null; readonly scheme: string; readonly encoded: boolean };
 
 const ABSOLUTE = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
@@ -88,11 +95,45 @@ function targetOf(value: string, base: string): TargetUrl | null {
   // An absolute URL the parser would give back as written (`https://app.example.com/cb`) is not parsed again.
   const canonical = protocolRelative ? null : canonicalView(text);
   if (canonical !== null) return canonical;
+  const loopback = protocolRelative ? null : loopbackTarget(text);
+  if (loopback !== null) return loopback;
   try {
     return new URL(text, base);
   } catch {
     return null;
   }
+}
+
+// A native app's redirect to this computer (`http://127.0.0.1:53682/callback`, RFC 8252): the
+// scheme, a loopback host the parser gives back as written, an optional port, then the end of
+// the authority. Past the authority the parser cannot fail for these schemes, and the host is
+// all the redirect rules read of a loopback target.
+const LOOPBACK_TARGET = /^https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?(?:[/?#\\]|$)/;
+const MAX_PORT = 65_535;
+
+/** A loopback target read without the parser: what `new URL(text)` gives of it, `href` parsed only when asked. */
+class LoopbackTarget implements TargetUrl {
+  constructor(
+    readonly protocol: string,
+    readonly hostname: string,
+    private readonly text: string,
+  ) {}
+
+  get href(): string {
+    return new URL(this.text).href;
+  }
+}
+
+function loopbackTarget(text: string): TargetUrl | null {
+  const match = LOOPBACK_TARGET.exec(text);
+  if (match === null) return null;
+  const port = match[1];
+  if (port !== undefined && Number(port) > MAX_PORT) return null;
+  const https = text.charCodeAt(4) === 0x73;
+  const hostStart = https ? 8 : 7;
+  const c = text.charCodeAt(hostStart);
+  const hostname = c === 0x6c ? 'localhost' : c === 0x31 ? '127.0.0.1' : '[::1]';
+  return new LoopbackTarget(https ? 'https:' : 'http:', hostname, text);
 }
 
 // Base64 of "http:" / "https:" (standard and URL-safe alphabets): a URL hidden in a parameter.
@@ -112,8 +153,11 @@ function decodeBase64Url(value: string): string | null {
 }
 
 function push(out: RedirectTarget[], part: UrlPart | null, url: TargetUrl, encoded: boolean): void {
-  if (url.protocol === 'http:' || url.protocol === 'https:') out.push({ kind: 'web', part, url, encoded });
-  else if (SCRIPT_SCHEMES.has(url.protocol)) out.push({ kind: 'script', part, scheme: url.protocol.slice(0, -1), encoded });
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    // `targetOf` gives a parsed `URL`, a `LoopbackTarget`, or the view `canonicalView` read of the text.
+    const view = url instanceof URL || url instanceof LoopbackTarget ? null : (url as UrlView);
+    out.push({ kind: 'web', part, url, encoded, view });
+  } else if (SCRIPT_SCHEMES.has(url.protocol)) out.push({ kind: 'script', part, scheme: url.protocol.slice(0, -1), encoded });
 }
 
 /**

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KEY_PREFIXES } from '../../src/secrets/data/known-formats.js';
-import { findSecret, mayHoldSecret, secretScreen } from '../../src/secrets/patterns.js';
+import { findSecret, mayHoldSecret, mayHoldSecretCounting, secretScreen } from '../../src/secrets/patterns.js';
 import { screenFor } from '../../src/secrets/prefilter.js';
 import { propertyParameters } from '../properties/runs.js';
 
@@ -140,6 +140,32 @@ describe('the secret screen', () => {
     );
     // The property is only worth something if the assembled values are secrets often enough.
     expect(secrets).toBeGreaterThan(50);
+  });
+
+  it('answers the same when it counts, and counts a value it read whole by class', () => {
+    // Classes by ASCII code: digits 1, letters 2, `(` 3, `+` 4, others 0.
+    const classes = new Uint8Array(128);
+    for (let c = 0x30; c <= 0x39; c++) classes[c] = 1;
+    for (let c = 0x41; c <= 0x7a; c++) if (/[A-Za-z]/.test(String.fromCharCode(c))) classes[c] = 2;
+    classes[0x28] = 3;
+    classes[0x2b] = 4;
+    let counted = 0;
+    fc.assert(
+      fc.property(fc.oneof(value, fc.string({ maxLength: 40 }), fc.stringMatching(/^[A-Za-z0-9+(_.-]{10,60}$/)), (text) => {
+        // Counted from an offset, as the URL rules store one value's counts after another's.
+        const counts = new Int32Array(16);
+        const answer = mayHoldSecretCounting(text, classes, counts, 8);
+        if (text.length < 16) return answer === 2;
+        if ((answer === 1) !== mayHoldSecret(text)) return false;
+        if (answer !== 0) return true;
+        counted++;
+        const expected = new Int32Array(8);
+        for (const ch of text) expected[classes[ch.charCodeAt(0)]!]!++;
+        return /^[\x00-\x7f]*$/.test(text) && counts.subarray(0, 8).every((n) => n === 0) && expected.every((n, k) => counts[8 + k] === n);
+      }),
+      propertyParameters(3000),
+    );
+    expect(counted).toBeGreaterThan(100);
   });
 
   it('clears the ids, nonces, words and URLs that URL parameters carry', () => {

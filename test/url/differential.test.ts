@@ -294,6 +294,79 @@ const PASS_EDGES = [
   'https://example.com/?state=Qyxo5z1hzh2zWPPK60-3l361enRUZcKd&v=a%40b.example',
 ];
 
+/**
+ * Names the gate reads once per name (`NameInfo.secret`, looked up in place when written without
+ * escapes): long names that are and are not secret-shaped, the same names escaped or in another
+ * case; and redirect targets to this computer, read without the parser only when they are what
+ * the parser would give back (`loopbackTarget` in `src/url/redirects.ts`), and targets nested to
+ * the depth limit.
+ */
+const NAME_AND_TARGET_EDGES = [
+  'https://example.com/?code_challenge_method=S256&include_granted_scopes=true',
+  'https://example.com/?AKIAIOSFODNN7EXAMPLE=1&akiaiosfodnn7example=1',
+  'https://example.com/?%41KIAIOSFODNN7EXAMPLE=1',
+  'https://example.com/?AKIAIOSFODNN7EXAMPL%45=1',
+  'https://example.com/?ghp_abcdefghijklmnopqrstuvwxyz0123456789=1',
+  'https://example.com/?ghp_abcdefghijk=1&ghp_abcdefghijk=2',
+  'https://example.com/?eyJhbGciOiJIUzI1NiJ9eyJzdWIiOiJ4In0=1',
+  'https://example.com/?a+KIAIOSFODNN7EXAMPLE=1',
+  'https://example.com/?client_id=x&redirect_uri=http%3A%2F%2F127.0.0.1%3A53682%2Fcallback&state=s',
+  'https://example.com/?client_id=x&redirect_uri=http://localhost:8976/cb&state=s',
+  'https://example.com/?redirect_uri=http://[::1]:8765/',
+  'https://example.com/?redirect_uri=https://localhost:3000',
+  'https://example.com/?next=http://localhost:65535/',
+  'https://example.com/?next=http://localhost:65536/',
+  'https://example.com/?next=http://localhost:99999/',
+  'https://example.com/?next=http://127.0.0.1:0/#x',
+  'https://example.com/?next=http://localhost:/cb',
+  'https://example.com/?next=http://localhost:8080@evil.example.net/',
+  'https://example.com/?next=http://localhost@evil.example.net/',
+  'https://example.com/?next=http://localhost:80%5Cevil.example.net/',
+  'https://example.com/?next=http://localhost.evil.example.net:8080/',
+  'https://example.com/?next=http://127.0.0.1.evil.example.net:8080/',
+  'https://example.com/?next=http://LOCALHOST:8080/',
+  'https://example.com/?next=HTTP://localhost:8080/',
+  'https://example.com/?next=http://127.0.0.1:8080?x=1',
+  'https://example.com/?next=http%253A%252F%252Flocalhost%253A8080%252F',
+  'https://example.com/?next=javascript://localhost:8080/%0Aalert(1)',
+  'https://example.com/?v=aHR0cDovL2xvY2FsaG9zdDo4MDgwLw',
+  'https://example.com/?next=https://a.example.org/?next=https://b.example.net/?next=https://paypa1.com/',
+  'https://example.com/?next=https%3A%2F%2Fa.example.org%2F%3Fnext%3Dhttps%253A%252F%252Fpaypa1.com%252F',
+  // Redirect-like names whose values the gate lets through only when they can be a URL (short
+  // values, which no value rule reads).
+  'https://example.com/?next=//e.co&u=+//e.co&r=%2F%2Fe.co&to=%5C%5Ce.co',
+  'https://example.com/?next=javascript:1',
+  'https://example.com/?url=data:,x',
+  'https://example.com/?go=http:e.co',
+  'https://example.com/?next=%C2%A0//e.co',
+  'https://example.com/#next=//e.co',
+  'https://example.com/a;next=//e.co',
+  // Escaped values the gate reads in place (ASCII escapes) or decodes (UTF-8, broken escapes).
+  'https://example.com/?next=%2Fdashboard&to=%2B%2F%2Fe.co&u=%20%2F%2Fe.co&r=%09//e.co&go=%2F+%2Fe.co',
+  'https://example.com/?url=javascript%3A1&q=a%3Ab&link=%25',
+  'https://example.com/?v=%78oxb-ABCdefGHIj',
+  'https://example.com/?v=a%40b.co',
+  'https://example.com/?v=%44E65ABCDEFGHAAA',
+  'https://example.com/?v=%61HR0cDovL2E%3D',
+  'https://example.com/?v=41555%352671',
+  'https://example.com/?v=%E2%82%AC1234567&w=%zz1234567&x=%4',
+  'https://example.com/#v=%78oxb-ABCdefGHIj',
+  'https://example.com/a;v=%78oxb-ABCdefGHIj',
+  'https://example.com/?next=/dashboard&q=1&url=x',
+  'https://example.com/?next=//evil.example.net/',
+  'https://example.com/?next=+//evil.example.net/',
+  'https://example.com/?next=++/%5Cevil.example.net/',
+  'https://example.com/?next=/\\evil.example.net/',
+  'https://example.com/?next=%2F%2Fevil.example.net/',
+  'https://example.com/?next=%C2%A0//evil.example.net/',
+  'https://example.com/?next=%E3%80%80//evil.example.net/',
+  'https://example.com/?next=javascript:alert(1)',
+  'https://example.com/?url=data:text/html,x&to=/x',
+  'https://example.com/#next=//evil.example.net/',
+  'https://example.com/#/route?next=//evil.example.net/',
+  'https://example.com/a;next=//evil.example.net/',
+];
+
 /** The benchmark's OAuth authorization tails (`fixtures/urls/legitimate.jsonl`) on corpus hosts. */
 function oauthTails(): string[] {
   const out: string[] = [];
@@ -307,9 +380,52 @@ function oauthTails(): string[] {
   return out;
 }
 
+/** Payment values at the digit counts the payment rules need (13 for a card, 3 for a code, 6 for an account, 2 for an IBAN). */
+const PAYMENT_EDGES = [
+  'https://example.com/?cc=4222222222222',
+  'https://example.com/?v=4222%202222%202222%202',
+  'https://example.com/?v=4222-2222-2222-2',
+  'https://example.com/?cc=422222222222',
+  'https://example.com/?cvv=123&cvc=12',
+  'https://example.com/?account_number=123456&routing_number=12345',
+  'https://example.com/?v=DE65ABCDEFGHAAA&w=D%C4%9E65ABCDEFGHAAA',
+  'https://example.com/p/4222222222222;cc=4222222222222',
+];
+
+/**
+ * Values of 16 characters or more that the secret screen reads whole and counts for the
+ * personal-data rules (`mayHoldSecretCounting`): each census field decides one of them.
+ */
+const CENSUS_EDGES = [
+  'https://example.com/?v=ruf%2006%2010%2020%2030%2040%20an', // zeros count as digits
+  'https://example.com/?v=call%20%2B14155552671%20now', // a `+` the value itself holds
+  'https://example.com/?v=tel:415.555.2671,ok', // dots as separators
+  'https://example.com/?v=write%20alice(at)example.com%20now', // a hint character
+  'https://example.com/?v=4000%200000%200000%200002', // a card number of zeros
+  'https://example.com/?dob=born%20on%201990-01-01',
+  'https://example.com/?account_number=acct%20000000000',
+  'https://example.com/?v=DE89370400440532013000',
+  'https://example.com/?v=nothing%20to%20see%20here%20at%20all',
+  'https://example.com/?v=ghp_abcdefghijklmnopqrstuvwxyz0123456789&w=4242+4242+4242+4242',
+];
+
 describe('analyzeUrl matches the reference engine', () => {
+  it.each(POLICIES)('on values whose census the secret screen counts (%s)', (_name, policy) => {
+    expect(CENSUS_EDGES.filter((url) => referenceAnalyzeUrl(url, policy).verdict === 'block').length).toBeGreaterThan(6);
+    expect(sameResults(CENSUS_EDGES, policy)).toEqual([]);
+  });
+
+  it.each(POLICIES)('on payment values at the digit counts their rules need (%s)', (_name, policy) => {
+    expect(PAYMENT_EDGES.filter((url) => referenceAnalyzeUrl(url, policy).verdict === 'block').length).toBeGreaterThan(4);
+    expect(sameResults(PAYMENT_EDGES, policy)).toEqual([]);
+  });
+
   it.each(POLICIES)('at the edges of the one-pass content gate (%s)', (_name, policy) => {
     expect(sameResults(PASS_EDGES, policy)).toEqual([]);
+  });
+
+  it.each(POLICIES)('on names read once per name and on loopback and nested redirect targets (%s)', (_name, policy) => {
+    expect(sameResults(NAME_AND_TARGET_EDGES, policy)).toEqual([]);
   });
 
   it.skipIf(corpusHosts().length === 0).each(POLICIES)(
