@@ -317,24 +317,49 @@ const NO_TOKENS: Tokens = Object.freeze({ keys: NONE, separators: NONE, hashes: 
 
 /**
  * Appends the `keyHash` of each token of `text` (split at dots, hyphens and underscores) to
- * `out`, computed as the text is read, so no token string is cut.
+ * `out`, computed as the text is read, so no token string is cut; after a token of more than six
+ * characters that starts with "www", also the hash of the token without it (`embedding` looks
+ * `wwwpaypal` up as `paypal`).
  */
 function pushTokenHashes(text: string, out: Int32Array, count: number): number {
   let h = 0;
   let length = 0;
+  // The hash of the token after its first three characters, while it starts with "www".
+  let rest = 0;
+  let www = false;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 0x2e;
     if (c !== 0x2e && c !== 0x2d && c !== 0x5f) {
       // `keyHash` reads at most MAX_HASHED characters of a key.
       if (length < MAX_HASHED) h = (Math.imul(h, HASH_BASE) + c) | 0;
+      if (length < 3) www = (length === 0 || www) && c === 0x77;
+      else if (www && length < MAX_HASHED + 3) rest = (Math.imul(rest, HASH_BASE) + c) | 0;
       length++;
       continue;
     }
-    if (length > 0) out[count++] = h & 0x3fffffff;
+    if (length > 0) {
+      out[count++] = h & 0x3fffffff;
+      if (www && length > 6) out[count++] = rest & 0x3fffffff;
+    }
     h = 0;
+    rest = 0;
+    www = false;
     length = 0;
   }
   return count;
+}
+
+/** The token of `key` from `start` to `end` has more than six characters and starts with "www" (`embedding` strips it). */
+function isWwwToken(key: string, start: number, end: number): boolean {
+  return end - start > 6 && key.charCodeAt(start) === 0x77 && key.charCodeAt(start + 1) === 0x77 && key.charCodeAt(start + 2) === 0x77;
+}
+
+/**
+ * `combo` may pair a brand with "id" in `key`, which holds no keyword: only a key that ends in
+ * "id" or holds "id-" (a part that ends in "id"), the identity lure (`githubid`), gets there.
+ */
+function endsPartInId(key: string): boolean {
+  return key.endsWith('id') || key.includes('id-');
 }
 
 /** True when one of the first `count` of `hashes` has its bit in `filter` (a power-of-two number of 32-bit words). */
@@ -507,7 +532,9 @@ class Prefilter {
         if (mask === all) return all;
       }
     }
-    return probe.hasKeyword() ? all : mask;
+    // A keyword, or a part that ends in "id" (which each index reads against its brands:
+    // `mayPairWithId`); only a key with a hyphen (`joined`) can hold "id-".
+    return probe.hasKeyword() || key.endsWith('id') || (probe.joined && key.includes('id-')) ? all : mask;
   }
 }
 
@@ -631,8 +658,12 @@ class Probe {
       if (i < n) prefix[i + 1] = h = (Math.imul(h, base) + c) | 0;
       if (c === 0x2e || c === 0x2d || c === 0x5f) {
         if (c !== 0x2e) joined = true;
-        if (i > tokenStart && length <= maxHashed)
+        if (i > tokenStart && length <= maxHashed) {
           tokens[count++] = ((prefix[i]! - Math.imul(prefix[tokenStart]!, powers[i - tokenStart]!)) | 0) & 0x3fffffff;
+          // `wwwpaypal`, also as `paypal` (`pushTokenHashes`).
+          if (isWwwToken(key, tokenStart, i))
+            tokens[count++] = ((prefix[i]! - Math.imul(prefix[tokenStart + 3]!, powers[i - tokenStart - 3]!)) | 0) & 0x3fffffff;
+        }
         tokenStart = i + 1;
         if (c !== 0x5f) {
           if (isWholeTokenShape(shapes, key, wordStart, i)) mayHaveKeyword = true;
@@ -654,7 +685,11 @@ class Probe {
       previous = c;
     }
     if (length > maxHashed) count = pushTokenHashes(key, tokens, 0);
-    else if (length > tokenStart) tokens[count++] = ((h - Math.imul(prefix[tokenStart]!, powers[length - tokenStart]!)) | 0) & 0x3fffffff;
+    else if (length > tokenStart) {
+      tokens[count++] = ((h - Math.imul(prefix[tokenStart]!, powers[length - tokenStart]!)) | 0) & 0x3fffffff;
+      if (isWwwToken(key, tokenStart, length))
+        tokens[count++] = ((h - Math.imul(prefix[tokenStart + 3]!, powers[length - tokenStart - 3]!)) | 0) & 0x3fffffff;
+    }
     if (isWholeTokenShape(shapes, key, wordStart, length)) mayHaveKeyword = true;
     this.firstHash = h & 0x3fffffff;
     this.joined = joined;
@@ -736,7 +771,7 @@ const YES = 2;
 
 /** Prefix hashes of the live probe's ASCII key, for its neighbourhood. */
 const PROBE_PREFIX = new Int32Array(MAX_HASHED + 1);
-/** The live probe's token hashes: grown to the host's length when longer (a host has fewer tokens than characters). */
+/** The live probe's token hashes: grown to the host's length when longer (a host has fewer tokens, "www" variants included, than characters). */
 let PROBE_TOKENS = new Int32Array(MAX_HASHED + 1);
 
 /** The text from `start` to `end` has the first character and length of a short lure word (`hasWholeTokenKeyword`'s test). */
@@ -1050,7 +1085,21 @@ export class LookalikeIndex {
     }
     if (probe.singleToken ? label && this.gluedTargets.mayHave(hash) : anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter))
       return true;
-    return probe.hasKeyword();
+    return this.mayPairWithId(probe.keys) || probe.hasKeyword();
+  }
+
+  /**
+   * False when `combo` cannot pair a brand with "id" in any of `keys` (when they hold no keyword):
+   * it does so only for a key that ends a part in "id" (`endsPartInId`) with a distinctive brand of
+   * four characters or more in it (`githubid`, the brand as the part's stem, or `kycgithubid`, a
+   * brand next to a short lure word the brand's removal leaves whole).
+   */
+  private mayPairWithId(keys: readonly string[]): boolean {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (endsPartInId(key) && this.distinctiveBrandScanner.mayContain(key)) return true;
+    }
+    return false;
   }
 
   /**
@@ -1086,8 +1135,15 @@ export class LookalikeIndex {
         ? probe.tokens()
         : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
-    // glued target) or a keyword in the label; most hosts have neither, and are done here.
-    if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !probe.hasKeyword()) return null;
+    // glued target), a keyword in the label or a brand in a label that ends a part in "id" (the
+    // identity lure `combo` pairs brands with without a keyword); most hosts have none, and are
+    // done here.
+    if (
+      (tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) &&
+      !probe.hasKeyword() &&
+      !this.mayPairWithId(keys)
+    )
+      return null;
     const embedding = this.embedding(host, keys[0]!, firstHash, tokens);
     if (embedding?.severity === 'error') return embedding;
     const combo = this.combo(host, keys, tokens);

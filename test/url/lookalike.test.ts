@@ -200,6 +200,40 @@ describe("brand + word combinations, brand under a foreign TLD, Chromium's top d
     expect(codes(url)).toContain(UrlFinding.lookalikeCombo);
   });
 
+  // The rules, not a filter collision, decide: these hosts reach the rule only past the look-alike
+  // gates, which once let them through only when a filter happened to collide
+  // (test/url/gates.test.ts holds every host to the engine without its filters).
+  it.each([
+    ['githubid.com', 'github.com'],
+    ['paypalid.net', 'paypal.com'],
+    ['googleid.org', 'google.com'],
+    ['githubid-online.com', 'github.com'],
+    ['kycgithubid.com', 'github.com'],
+  ])('a brand glued to "id" without a keyword blocks: %s', (host, target) => {
+    expect(lookalike(host)).toMatchObject({ code: UrlFinding.lookalikeCombo, severity: 'error', target });
+    expect(judge(`https://${host}/`).verdict).toBe('block');
+  });
+
+  it('pairs a policy brand with "id" too', () => {
+    expect(lookalike('acmecorpid.com', ['acmecorp.com'])).toMatchObject({ code: UrlFinding.lookalikeCombo, target: 'acmecorp.com' });
+    expect(lookalike('acmecorpid.com')).toBeNull();
+  });
+
+  it.each([
+    ['wwwgoogle.com.qzx.net', 'google.com'],
+    ['wwwpaypal-com.qzx.net', 'paypal.com'],
+    ['a.wwwgithub.com.qzx.org', 'github.com'],
+  ])('"www" glued to an embedded brand and suffix blocks: %s', (host, target) => {
+    expect(lookalike(host)).toMatchObject({ code: UrlFinding.lookalikeEmbedded, severity: 'error', target });
+  });
+
+  it('"www" glued to an embedded policy brand blocks', () => {
+    expect(lookalike('wwwacmecorp.com.qzx.net', ['acmecorp.com'])).toMatchObject({
+      code: UrlFinding.lookalikeEmbedded,
+      target: 'acmecorp.com',
+    });
+  });
+
   it.each(['https://paypal.xyz/signin', 'https://coinbase.top/', 'https://okta.live/', 'https://github.icu/login'])(
     'brand under an abused TLD blocks: %s',
     (url) => {

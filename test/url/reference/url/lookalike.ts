@@ -260,6 +260,19 @@ const NONE: readonly never[] = Object.freeze([]);
 const KEY_FILTER_WORDS = 1 << 12;
 
 /**
+ * Test-only: when set, every probabilistic filter of this module (key maps' bits, the token
+ * filter, the neighbourhood filter, the word-start filters) answers "maybe", so every gate lets
+ * every host through and only the rules decide. A sound gate skips only work that finds nothing,
+ * so the results are the same either way (test/url/gates.test.ts).
+ */
+let filtersAlwaysMaybe = false;
+
+/** Test-only switch: `true` makes every filter of the look-alike engine answer "maybe". */
+export function setFiltersAlwaysMaybe(on: boolean): void {
+  filtersAlwaysMaybe = on;
+}
+
+/**
  * A map from look-alike keys to sites with a bit filter in front: most labels are no key at
  * all, and the filter answers that from the label's own hash without hashing a fresh string
  * into the map.
@@ -281,6 +294,7 @@ class KeyMap {
 
   /** False when no key with this `keyHash` is in the map. */
   mayHave(hash: number): boolean {
+    if (filtersAlwaysMaybe) return true;
     return (this.bits[(hash >>> 5) & (KEY_FILTER_WORDS - 1)]! & (1 << (hash & 31))) !== 0;
   }
 
@@ -302,24 +316,36 @@ const NO_TOKENS: Tokens = Object.freeze({ keys: NONE, separators: NONE, hashes: 
 
 /**
  * True when a token of `text` (split at dots and hyphens) may be a key of a map whose bits are in
- * `filter`: the `keyHash` of each token, computed as the text is read, so no token string is cut.
+ * `filter`, or a token of more than six characters that starts with "www" may be one without it
+ * (`embedding` looks up `wwwpaypal` as `paypal`): the `keyHash` of each token, computed as the
+ * text is read, so no token string is cut.
  */
 function anyTokenInFilter(text: string, filter: Uint32Array): boolean {
+  if (filtersAlwaysMaybe) return true;
   let h = 0;
   let length = 0;
+  // The hash of the token after its first three characters, while it starts with "www".
+  let rest = 0;
+  let www = false;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 0x2e;
     if (c !== 0x2e && c !== 0x2d && c !== 0x5f) {
       // `keyHash` reads at most MAX_HASHED characters of a key.
       if (length < MAX_HASHED) h = (Math.imul(h, HASH_BASE) + c) | 0;
+      if (length < 3) www = (length === 0 || www) && c === 0x77;
+      else if (www && length < MAX_HASHED + 3) rest = (Math.imul(rest, HASH_BASE) + c) | 0;
       length++;
       continue;
     }
     if (length > 0) {
       const hash = h & 0x3fffffff;
       if ((filter[(hash >>> 5) & (KEY_FILTER_WORDS - 1)]! & (1 << (hash & 31))) !== 0) return true;
+      const stripped = rest & 0x3fffffff;
+      if (www && length > 6 && (filter[(stripped >>> 5) & (KEY_FILTER_WORDS - 1)]! & (1 << (stripped & 31))) !== 0) return true;
     }
     h = 0;
+    rest = 0;
+    www = false;
     length = 0;
   }
   return false;
@@ -356,6 +382,7 @@ class WordStartFilter {
   }
 
   mayContain(text: string): boolean {
+    if (filtersAlwaysMaybe) return true;
     // Only the low byte of each character enters the window: a word (ASCII) still hashes to its
     // own bit, and other text can only collide. The window stays a signed 32-bit integer (no
     // `>>> 0`), so it never leaves the engine's integer range.
@@ -566,13 +593,27 @@ export class LookalikeIndex {
           ? this.tokens(host, keys[0]!)
           : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
-    // glued target) or a keyword in the label; most hosts have neither, and are done here.
-    if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !anyKeyword(keys)) return null;
+    // glued target), a keyword in the label or a brand in a label that ends a part in "id" (the
+    // identity lure `combo` pairs brands with without a keyword); most hosts have none, and are
+    // done here.
+    if ((tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) && !anyKeyword(keys) && !this.mayPairWithId(keys))
+      return null;
     const embedding = this.embedding(host, keys[0]!, firstHash, tokens);
     if (embedding?.severity === 'error') return embedding;
     const combo = this.combo(host, keys, tokens);
     if (combo !== null) return combo;
     return embedding ?? this.brandInSubdomain(host, tokens);
+  }
+
+  /**
+   * False when `combo` cannot pair a brand with "id" in any of `keys` (which hold no keyword): it
+   * does so only for a key that ends in "id" or holds "id-" (a part that ends in "id"), with a
+   * distinctive brand of four characters or more in it (`githubid`, the brand as the part's stem,
+   * or `kycgithubid`, a brand next to a short lure word the brand's removal leaves whole).
+   */
+  private mayPairWithId(keys: readonly string[]): boolean {
+    for (const key of keys) if ((key.endsWith('id') || key.includes('id-')) && this.distinctiveBrandScanner.mayContain(key)) return true;
+    return false;
   }
 
   /**
@@ -685,7 +726,7 @@ export class LookalikeIndex {
   /** Sites of one suffix (`bySuffix`) whose label key shares a deletion-neighbourhood hash with `key`. */
   private editCandidates(key: string, bySuffix: ReadonlyMap<number, readonly IndexedSite[]>): IndexedSite[] | null {
     let candidates: IndexedSite[] | null = null;
-    const count = neighbourhoodHashes(key, this.hashFilter);
+    const count = neighbourhoodHashes(key, filtersAlwaysMaybe ? undefined : this.hashFilter);
     for (let h = 0; h < count; h++) {
       const found = bySuffix.get(HASHES[h]!);
       if (found === undefined) continue;
