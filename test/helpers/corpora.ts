@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -21,4 +21,23 @@ export function corporaMissingLine(what: string): string {
   return `shared corpora not found (../shared/corpora beside the repository): ${what} skipped${
     CORPORA_REQUIRED ? ', but CI=true requires them' : ' (required when CI=true)'
   }`;
+}
+
+/**
+ * The host names of the corpus files `files` (every `.txt` of the folder when not given): `#`
+ * comments and blank lines skipped, first tab-separated column. Empty when the corpora are absent;
+ * a named file that is missing is skipped.
+ */
+export function corpusHosts(files?: readonly string[]): string[] {
+  if (!corporaAvailable()) return [];
+  const hosts: string[] = [];
+  for (const file of files ?? readdirSync(CORPORA_DIR).filter((name) => name.endsWith('.txt'))) {
+    const path = `${CORPORA_DIR}${file}`;
+    if (!existsSync(path)) continue;
+    for (const raw of readFileSync(path, 'utf8').split('\n')) {
+      const line = raw.trim();
+      if (line !== '' && !line.startsWith('#')) hosts.push(line.split('\t')[0]!.trim());
+    }
+  }
+  return hosts;
 }

@@ -4,7 +4,7 @@
  * included, on every corpus URL and on a fuzzing corpus of mutated URLs, under policies with and
  * without extra protected domains (issue 17: caches, pre-filters and gates must not change a verdict).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parsePolicy, type Policy } from '../../src/policy/index.js';
@@ -12,36 +12,12 @@ import { analyzeUrl } from '../../src/url/index.js';
 import { analyzeUrl as referenceAnalyzeUrl } from './reference/url/index.js';
 import { runCount } from '../properties/runs.js';
 import { syntheticProtectedDomains } from '../../bench/url.bench.js';
+import { corpusHosts } from '../helpers/corpora.js';
+import { fixtureUrls } from '../helpers/fixture-urls.js';
 
-const CORPORA = new URL('../../../shared/corpora/', import.meta.url);
+/** The corpora whose hosts the differential runs over (the IDN public-suffix list is judged in corpora.test.ts). */
+const CORPUS_FILES = ['legit-domains.txt', 'legit-hosts-umbrella.txt', 'legit-idn.txt'];
 const FIXTURES = new URL('../../fixtures/urls/', import.meta.url);
-
-function jsonlUrls(dir: URL): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) out.push(...jsonlUrls(new URL(`${entry.name}/`, dir)));
-    else if (entry.name.endsWith('.jsonl')) {
-      for (const line of readFileSync(new URL(entry.name, dir), 'utf8').split('\n'))
-        if (line.trim() !== '') out.push((JSON.parse(line) as { url: string }).url);
-    }
-  }
-  return out;
-}
-
-function corpusHosts(): string[] {
-  if (!existsSync(CORPORA)) return [];
-  const hosts: string[] = [];
-  for (const file of ['legit-domains.txt', 'legit-hosts-umbrella.txt', 'legit-idn.txt']) {
-    const path = new URL(file, CORPORA);
-    if (!existsSync(path)) continue;
-    for (const raw of readFileSync(path, 'utf8').split('\n')) {
-      const line = raw.trim();
-      if (line !== '' && !line.startsWith('#')) hosts.push(line.split('\t')[0]!.trim());
-    }
-  }
-  return hosts;
-}
 
 const TAILS = [
   '/',
@@ -428,10 +404,10 @@ describe('analyzeUrl matches the reference engine', () => {
     expect(sameResults(NAME_AND_TARGET_EDGES, policy)).toEqual([]);
   });
 
-  it.skipIf(corpusHosts().length === 0).each(POLICIES)(
+  it.skipIf(corpusHosts(CORPUS_FILES).length === 0).each(POLICIES)(
     'on OAuth authorization requests sent from corpus hosts (%s)',
     (_name, policy) => {
-      const hosts = corpusHosts();
+      const hosts = corpusHosts(CORPUS_FILES);
       const tails = oauthTails();
       expect(tails.length).toBeGreaterThan(50);
       const urls = tails.flatMap((tail, i) => [0, 1, 2].map((k) => `https://${hosts[(i * 37 + k * 1009) % hosts.length]}${tail}`));
@@ -446,13 +422,13 @@ describe('analyzeUrl matches the reference engine', () => {
     expect(sameResults(QUIET_EDGES, policy)).toEqual([]);
   });
 
-  const fixtureUrls = jsonlUrls(FIXTURES);
-  const hosts = corpusHosts();
+  const urls = fixtureUrls();
+  const hosts = corpusHosts(CORPUS_FILES);
   const corpusUrls = hosts.map((h, i) => `https://${h}${TAILS[i % TAILS.length]}`);
 
   it.each(POLICIES)('on every fixture URL (%s)', (_name, policy) => {
-    expect(fixtureUrls.length).toBeGreaterThan(1000);
-    expect(sameResults(fixtureUrls, policy)).toEqual([]);
+    expect(urls.length).toBeGreaterThan(1000);
+    expect(sameResults(urls, policy)).toEqual([]);
   });
 
   it.skipIf(hosts.length === 0).each(POLICIES)(

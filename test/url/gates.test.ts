@@ -1,12 +1,3 @@
-/**
- * The look-alike gates are sound: a gate may only skip work that provably finds nothing (DESIGN.md),
- * so whether a host is flagged never depends on a filter collision. The reference engine with every
- * probabilistic filter forced to answer "maybe" (no gate skips anything, only the rules decide) must
- * give the same results as the reference engine with its filters and as the optimised engine, on
- * the corpora hosts, every fixture URL and hosts built to reach the rules behind the gates (a brand
- * glued to `id`, "www" glued to a brand token).
- */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePolicy, type Policy } from '../../src/policy/index.js';
@@ -16,35 +7,8 @@ import { setFiltersAlwaysMaybe } from './reference/url/lookalike.js';
 import { BRAND_ALIASES, CURATED_PROTECTED_DOMAINS, toProtectedSite } from './reference/url/protected.js';
 import { runCount } from '../properties/runs.js';
 import { syntheticProtectedDomains } from '../../bench/url.bench.js';
-import { CORPORA_DIR, corporaAvailable } from '../helpers/corpora.js';
-
-const FIXTURES = new URL('../../fixtures/urls/', import.meta.url);
-
-function jsonlUrls(dir: URL): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) out.push(...jsonlUrls(new URL(`${entry.name}/`, dir)));
-    else if (entry.name.endsWith('.jsonl')) {
-      for (const line of readFileSync(new URL(entry.name, dir), 'utf8').split('\n'))
-        if (line.trim() !== '') out.push((JSON.parse(line) as { url: string }).url);
-    }
-  }
-  return out;
-}
-
-function corpusHosts(): string[] {
-  if (!corporaAvailable()) return [];
-  const hosts: string[] = [];
-  for (const file of readdirSync(CORPORA_DIR)) {
-    if (!file.endsWith('.txt')) continue;
-    for (const raw of readFileSync(`${CORPORA_DIR}${file}`, 'utf8').split('\n')) {
-      const line = raw.trim();
-      if (line !== '' && !line.startsWith('#')) hosts.push(line.split('\t')[0]!.trim());
-    }
-  }
-  return hosts;
-}
+import { corpusHosts } from '../helpers/corpora.js';
+import { fixtureUrls } from '../helpers/fixture-urls.js';
 
 const POLICY_DOMAINS = syntheticProtectedDomains(5000);
 const POLICIES: readonly (readonly [string, Policy])[] = [
@@ -188,7 +152,7 @@ describe('the look-alike gates skip only hosts no rule can match', () => {
   it.each(POLICIES)(
     'on every fixture URL (%s)',
     (_name, policy) => {
-      const urls = jsonlUrls(FIXTURES);
+      const urls = fixtureUrls();
       expect(urls.length).toBeGreaterThan(1000);
       expect(differences(urls, policy)).toEqual([]);
     },
