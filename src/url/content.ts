@@ -80,10 +80,10 @@ export function judgeContent(
   judgeRedirects(url, host, settings, findings, loud, oauth, analyzeTarget);
 }
 
-/** The credential and personal-data rules on the parts that passed the gate. */
 /** The censuses of one `judgeParts` call (it runs to its end before the next), grown as needed. */
 let censusBuffer = new Int32Array(16 * CENSUS_STRIDE);
 
+/** The credential and personal-data rules on the parts that passed the gate. */
 function judgeParts(loud: readonly UrlPart[], oauth: boolean, findings: Findings): void {
   // The secret screen counts what the personal-data rules read of each value it reads whole.
   const size = loud.length * CENSUS_STRIDE;
