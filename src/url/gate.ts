@@ -174,10 +174,16 @@ function isSlash(c: number): boolean {
  * and seen whether it holds an `@`, `(` or `[` (`hint`).
  */
 function valueRulesMayRead(text: string, start: number, end: number, digits: number, hint: boolean): boolean {
-  const length = end - start;
+  return valueRulesMayReadCounted(end - start, digits, hint, text.charCodeAt(start), text.charCodeAt(start + 1));
+}
+
+/**
+ * The value rules' condition itself, on what a pass counted of a value: its length, its digits,
+ * whether it holds an `@`, `(` or `[`, and its first two character codes (NaN past the end).
+ */
+function valueRulesMayReadCounted(length: number, digits: number, hint: boolean, first: number, second: number): boolean {
   if (length >= 16 || hint || digits >= 7 || (length >= 15 && digits >= 2)) return true;
-  const first = text.charCodeAt(start);
-  return length >= 12 && (first === 0x61 || mayStartPrefixedSecret(first, text.charCodeAt(start + 1)));
+  return length >= 12 && (first === 0x61 || mayStartPrefixedSecret(first, second));
 }
 
 /** The hex digit a character code spells, or -1. */
@@ -240,8 +246,7 @@ function readEscaped(text: string, start: number, end: number, redirect: boolean
       }
     }
   }
-  if (length >= 15 && digits >= 2) return LOUD;
-  return length >= 12 && (first === 0x61 || mayStartPrefixedSecret(first, second)) ? LOUD : QUIET;
+  return valueRulesMayReadCounted(length, digits, false, first, second) ? LOUD : QUIET;
 }
 
 // What one pass over a path segment tells: the value gate lets it through (`mayCarryData`, read
