@@ -517,16 +517,20 @@ class Prefilter {
     return this.lastNeighbourhood;
   }
 
+  /** Which indexes may hold the first key of `probe` itself (bit `i` for the index of tag `i`), kept as its `labelMask`. */
+  labelMaskOf(probe: Probe): number {
+    return (probe.labelMask = this.keys.maskOf(probe.firstHash));
+  }
+
   /**
-   * Which indexes may match the ASCII `host` (bit `i` for the index of tag `i`; 0: none): the
-   * conditions of `LookalikeIndex.mayMatchAscii`, each on the union of the indexes' tables, every
-   * probe answering for each index at once.
+   * Which of the indexes in `want` may match the ASCII `host` (bit `i` for the index of tag `i`;
+   * 0: none): the conditions of `LookalikeIndex.mayMatchAscii`, each on the union of the indexes'
+   * tables, every probe answering for each index at once. `labelMaskOf(probe)` comes first.
    */
-  mayMatchAscii(host: HostParts, probe: Probe): number {
-    const all = this.all;
+  mayMatchAscii(host: HostParts, probe: Probe, want: number): number {
+    const all = this.all & want;
     const keys = this.keys;
-    let mask = keys.maskOf(probe.firstHash);
-    probe.labelMask = mask;
+    let mask = probe.labelMask & all;
     if (mask === all) return all;
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
@@ -536,7 +540,7 @@ class Prefilter {
         // Most labels are their own sound-alike key, whose hash was probed first.
         const sound = probe.firstSoundHash();
         if (sound !== probe.firstHash) {
-          mask |= keys.maskOf(sound);
+          mask |= keys.maskOf(sound) & all;
           if (mask === all) return all;
         }
         // An index with a key within one edit or swap of the label shares a piece with it: most
@@ -544,7 +548,7 @@ class Prefilter {
         let near = all;
         if (key.length <= MAX_PIECED) {
           const pieces = probe.firstPieces();
-          near = filters.pieces.maskOf(pieces[0]!) | filters.pieces.maskOf(pieces[1]!) | filters.pieces.maskOf(pieces[2]!);
+          near = (filters.pieces.maskOf(pieces[0]!) | filters.pieces.maskOf(pieces[1]!) | filters.pieces.maskOf(pieces[2]!)) & all;
         }
         if (near !== 0) {
           // Every probe of the neighbourhood: which indexes have a one-edit neighbour is kept for them.
@@ -563,7 +567,7 @@ class Prefilter {
       const count = probe.asciiTokenCount();
       // A label without hyphens or underscores is its one token (if not empty), whose hash was probed first.
       for (let i = probe.joined || key.length === 0 ? 0 : 1; i < count; i++) {
-        mask |= keys.maskOf(PROBE_TOKENS[i]!);
+        mask |= keys.maskOf(PROBE_TOKENS[i]!) & all;
         if (mask === all) return all;
       }
     }
@@ -1667,18 +1671,16 @@ function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch 
   if (registrable === null || host.label === null || host.suffix === null) return null;
   const { index: policyIndex, prefilter } = indexesOf(extra);
   const probe = PROBE.reset(host);
-  // Most ASCII hosts match nothing: the prefilter settles them in a few reads, and tells which
-  // indexes the others may match in (bit 0: the built-in one, bit 1: the policy's).
-  const may = host.idn ? ALL_INDEXES : prefilter.mayMatchAscii(host, probe);
-  if (may === 0) return null;
   // A built-in site (or its subdomain by the registrable domain) is owned by the built-in index, so
   // only the policy's can match it (its sites are never built-in ones, nor skeleton-only ones).
-  // A built-in site's label key is in the built-in index, so the prefilter found its bit for the
-  // label of every such host.
-  if (!host.idn && (probe.labelMask & BUILT_IN) !== 0 && BUILT_IN_SITES.has(registrable))
-    return policyIndex !== null && (may & POLICY_INDEX) !== 0 && policyIndex.mayMatchAscii(host, probe)
-      ? policyIndex.matchProbe(host, probe)
-      : null;
+  // A built-in site's label key is in the built-in index, so the prefilter has its bit for the
+  // label of every such host; the prefilter then asks about the policy's index alone.
+  const builtInSite = !host.idn && (prefilter.labelMaskOf(probe) & BUILT_IN) !== 0 && BUILT_IN_SITES.has(registrable);
+  // Most ASCII hosts match nothing: the prefilter settles them in a few reads, and tells which
+  // indexes the others may match in (bit 0: the built-in one, bit 1: the policy's).
+  const may = host.idn ? ALL_INDEXES : prefilter.mayMatchAscii(host, probe, builtInSite ? POLICY_INDEX : ALL_INDEXES);
+  if (may === 0) return null;
+  if (builtInSite) return policyIndex !== null && policyIndex.mayMatchAscii(host, probe) ? policyIndex.matchProbe(host, probe) : null;
   // Then each index's own filters tell whether it can match (else its `matchProbe` is null).
   const builtInMay = host.idn || ((may & BUILT_IN) !== 0 && BUILT_IN_INDEX.mayMatchAscii(host, probe));
   const policyMay = policyIndex !== null && (host.idn || ((may & POLICY_INDEX) !== 0 && policyIndex.mayMatchAscii(host, probe)));
