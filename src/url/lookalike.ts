@@ -1236,8 +1236,7 @@ export class LookalikeIndex {
   }
 
   private owns(indexed: IndexedSite, host: HostParts): boolean {
-    const domain = indexed.site.domain;
-    return host.ascii === domain || host.ascii.endsWith('.' + domain);
+    return isSameOrSubdomainOf(host.ascii, indexed.site.domain);
   }
 
   private firstForeign(candidates: readonly IndexedSite[] | undefined, host: HostParts): IndexedSite | null {
@@ -1564,6 +1563,12 @@ function tokensOf(host: HostParts, labelKey: string): Tokens {
   return { keys, hashes, separators, subdomainCount };
 }
 
+/** `host` is `domain` or ends in `.` + `domain` (told without building that string). */
+function isSameOrSubdomainOf(host: string, domain: string): boolean {
+  const at = host.length - domain.length;
+  return at === 0 ? host === domain : at > 0 && host.charCodeAt(at - 1) === 0x2e && host.endsWith(domain);
+}
+
 /** A site under a private PSL suffix whose own label is a TLD name (`com.akadns.net`): a CDN's per-customer namespace. */
 function isEdgeSuffixSite(host: HostParts): boolean {
   const suffix = host.suffix ?? '';
@@ -1601,7 +1606,7 @@ function skeletonOnlyHomograph(host: HostParts, keys: readonly string[]): Lookal
   const index = skeletonIndexOf();
   for (const key of keys) {
     for (const site of index.get(`${key}.${host.suffix}`) ?? NONE) {
-      if (host.ascii === site.domain || host.ascii.endsWith('.' + site.domain)) continue;
+      if (isSameOrSubdomainOf(host.ascii, site.domain)) continue;
       return { code: UrlFinding.lookalikeHomoglyph, severity: 'error', target: site.domain, how: 'looks the same as' };
     }
   }
