@@ -416,23 +416,33 @@ export function keysMatch(keys: number, parsed: unknown): boolean {
   }
 }
 
-/** The number of object keys in a parsed JSON value, or -1 when one of them is `__proto__`. */
+/**
+ * The number of object keys in a parsed JSON value, or -1 when one of them is `__proto__`. A
+ * `for...in` over a parsed object sees exactly its own keys (its prototype is `Object.prototype`,
+ * whose keys are not enumerable, an own `__proto__` member included), so the key is checked as it
+ * comes; only objects and arrays are walked into.
+ */
 function keysOf(value: unknown): number {
   if (typeof value !== 'object' || value === null) return 0;
   let count = 0;
   if (Array.isArray(value)) {
-    for (const item of value) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item !== 'object' || item === null) continue;
       const inner = keysOf(item);
       if (inner < 0) return -1;
       count += inner;
     }
     return count;
   }
-  if (Object.hasOwn(value, '__proto__')) return -1;
   for (const key in value) {
-    const inner = keysOf((value as Record<string, unknown>)[key]);
+    if (key === '__proto__') return -1;
+    const item = (value as Record<string, unknown>)[key];
+    count++;
+    if (typeof item !== 'object' || item === null) continue;
+    const inner = keysOf(item);
     if (inner < 0) return -1;
-    count += inner + 1;
+    count += inner;
   }
   return count;
 }
