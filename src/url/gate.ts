@@ -303,7 +303,7 @@ export function contentParts(url: UrlView): ContentParts {
   const search = url.search;
   const hash = url.hash;
   if (pathname === '/' && search === '' && hash === '') return NOTHING;
-  const scan = new Scan(url.href);
+  const scan = new Scan();
   if (search.length > 1) scan.params(search, 1, search.length, 'query', false);
   if (hash.length > 1) {
     scan.fragment(hash);
@@ -319,28 +319,48 @@ export function contentParts(url: UrlView): ContentParts {
 
 /** The state of one pass: what `urlParts` would have cut so far (`count`), and what passed. */
 class Scan {
-  /** Which escapes the URL holds at all: most hold no `%` and no `+`, and then no piece needs decoding. */
-  private readonly percent: boolean;
-  private readonly plus: boolean;
   count = 0;
   loud: UrlPart[] | null = null;
   response: UrlPart[] | null = null;
   clientId = false;
   marker = false;
 
-  constructor(href: string) {
-    this.percent = href.includes('%');
-    this.plus = href.includes('+');
-  }
-
   private keep(part: UrlPart): void {
     if (this.loud === null) this.loud = [part];
     else this.loud.push(part);
   }
 
+  // The first `%` (and `+`) at or after `...From` in `...Text`, -1 for none: the pieces of a text are
+  // read left to right, so one search answers for every piece up to the escape it found (a search
+  // from each piece would read the rest of a long query again for every parameter after its last escape).
+  private percentText = '';
+  private percentFrom = 0;
+  private percentAt = -1;
+  private plusText = '';
+  private plusFrom = 0;
+  private plusAt = -1;
+
+  /** True when `text.slice(start, end)` holds a `%`. */
   private escaped(text: string, start: number, end: number): boolean {
-    if (!this.percent) return false;
-    const at = text.indexOf('%', start);
+    let at = this.percentAt;
+    if (text !== this.percentText || start < this.percentFrom || (at >= 0 && at < start)) {
+      at = text.indexOf('%', start);
+      this.percentText = text;
+      this.percentFrom = start;
+      this.percentAt = at;
+    }
+    return at >= 0 && at < end;
+  }
+
+  /** True when `text.slice(start, end)` holds a `+`. */
+  private plusIn(text: string, start: number, end: number): boolean {
+    let at = this.plusAt;
+    if (text !== this.plusText || start < this.plusFrom || (at >= 0 && at < start)) {
+      at = text.indexOf('+', start);
+      this.plusText = text;
+      this.plusFrom = start;
+      this.plusAt = at;
+    }
     return at >= 0 && at < end;
   }
 
@@ -370,8 +390,7 @@ class Scan {
     let info = length === 0 ? undefined : SLOTS[slot];
     if (info === undefined || info.codes.length !== length || !writtenAt(info.codes, text, start)) {
       const rawName = text.slice(start, eq);
-      const spaced = this.plus ? plusToSpace(rawName) : rawName;
-      const name = this.percent ? decode(spaced) : spaced;
+      const name = decode(plusToSpace(rawName));
       info = nameInfo(name);
       // A name as written is its own `NameInfo.name` only when no escape or `+` changed it.
       if (name === rawName && length > 0 && length <= MAX_KEPT_NAME) SLOTS[slot] = info;
@@ -385,10 +404,11 @@ class Scan {
     const valueStart = eq < end ? eq + 1 : end;
     let loud = (bits & KNOWN) !== 0 || secret !== null;
     let literal: string | null = null;
+    const valueEscaped = this.escaped(text, valueStart, end);
     if (!loud) {
       // The redirect rule reads query and fragment parameters only.
       const redirect = (bits & REDIRECT) !== 0 && where !== 'path';
-      if (!this.escaped(text, valueStart, end)) {
+      if (!valueEscaped) {
         loud = (redirect && mayBeTarget(text, valueStart, end)) || mayCarryData(text, valueStart, end);
       } else {
         const inPlace = readEscaped(text, valueStart, end, redirect);
@@ -403,8 +423,8 @@ class Scan {
     }
     if (!loud && !response) return;
     const rawValue = text.slice(valueStart, end);
-    literal ??= this.percent ? decode(rawValue) : rawValue;
-    const value = this.plus && rawValue.includes('+') ? decode(plusToSpace(rawValue)) : literal;
+    literal ??= valueEscaped ? decode(rawValue) : rawValue;
+    const value = this.plusIn(text, valueStart, end) ? decode(plusToSpace(rawValue)) : literal;
     const part: UrlPart = { where, name, key, value, literal, context: '', nameSecret: secret };
     if (loud) this.keep(part);
     if (response) {
@@ -480,7 +500,7 @@ class Scan {
       }
     }
     if (loud) {
-      value ??= this.percent ? decode(pathname.slice(start, end)) : pathname.slice(start, end);
+      value ??= decode(pathname.slice(start, end));
       context ??= previousStart >= 0 ? this.contextOf(pathname, previousStart, previousEnd) : '';
       this.keep({ where: 'path', name: null, key: '', value, literal: value, context, nameSecret: null });
     }
@@ -489,6 +509,6 @@ class Scan {
 
   private contextOf(pathname: string, start: number, end: number): string {
     const head = pathname.slice(start, end);
-    return normalizeName(this.percent ? decode(head) : head);
+    return normalizeName(decode(head));
   }
 }
