@@ -18,7 +18,7 @@
  * secret. A value with a well-known secret *prefix* still blocks wherever it sits.
  */
 import { findSecret, looksRandomToken, mayHoldSecret, mayHoldSecretCounting, type SecretMatch } from '../secrets/index.js';
-import type { UrlPart } from './parts.js';
+import type { CredentialNameClass, UrlPart } from './parts.js';
 import { CENSUS_CLASS, CENSUS_COUNTED, CENSUS_STRIDE } from './personal.js';
 
 export interface CredentialHit {
@@ -240,13 +240,12 @@ function mayBeWebhookSite(registrable: string): boolean {
   return (WEBHOOK_SHAPES[registrable.charCodeAt(0) & 0x7f]! & (1 << Math.min(registrable.length, 31))) !== 0;
 }
 
-type NameClass = 'secret' | 'any' | 'strong' | 'weak' | null;
-
 /** `classOfName` by name (it reads only fixed lists), kept for the names seen last. */
-const NAME_CLASSES = new Map<string, NameClass>();
+const NAME_CLASSES = new Map<string, CredentialNameClass>();
 const MAX_NAME_CLASSES = 4096;
 
-function nameClass(key: string): NameClass {
+/** The credential rules' class of a parameter name (`gate.ts` keeps it with the name, `UrlPart.facts`). */
+export function nameClass(key: string): CredentialNameClass {
   const known = NAME_CLASSES.get(key);
   if (known !== undefined) return known;
   const answer = classOfName(key);
@@ -256,7 +255,7 @@ function nameClass(key: string): NameClass {
   return answer;
 }
 
-function classOfName(key: string): NameClass {
+function classOfName(key: string): CredentialNameClass {
   if (key.length < 2 || NOT_CREDENTIALS.has(key) || key.includes('csrf') || key.includes('xsrf')) return null;
   if (ALWAYS_SECRET.has(key)) return 'secret';
   if (ANY_VALUE_CREDENTIALS.has(key)) return 'any';
@@ -409,11 +408,6 @@ export function mayStartPrefixedSecret(first: number, second: number): boolean {
   return rulesStartingWith(first, second) !== undefined;
 }
 
-/** True when a parameter name is one the credential rules read (`content.ts`'s gate). */
-export function isCredentialName(key: string): boolean {
-  return nameClass(key) !== null;
-}
-
 /** True when a path segment makes the next one a credential candidate (`content.ts`'s gate). */
 export function isSecretContext(context: string): boolean {
   return mayBeSecretContext(context) && (ALWAYS_SECRET.has(context) || PATH_SECRET_CONTEXT.has(context));
@@ -434,7 +428,7 @@ export function mayBeSecretContextShape(first: number, length: number): boolean 
 }
 
 function namedCredential(part: UrlPart): string | null {
-  const cls = nameClass(part.key);
+  const cls = part.facts.credential;
   if (cls === null) return null;
   const value = part.value.trim();
   if (PUBLIC_ID.test(value)) return null;

@@ -16,15 +16,15 @@
 import type { UrlView } from './canonical.js';
 import {
   isAuthorizationResponseName,
-  isCredentialName,
   isSecretContext,
   mayBePrefixedSecret,
   mayBeSecretContextShape,
   mayStartPrefixedSecret,
+  nameClass,
   shapedSecret,
 } from './credentials.js';
-import { decode, MAX_PARTS, normalizeName, type PartLocation, plusToSpace, type UrlPart } from './parts.js';
-import { isPersonalName } from './personal.js';
+import { decode, MAX_PARTS, type NameFacts, normalizeName, type PartLocation, plusToSpace, type UrlPart } from './parts.js';
+import { isPersonalName, nameRules } from './personal.js';
 import { isRedirectName } from './redirects.js';
 
 /** What the content rules read from a URL (`contentParts`). */
@@ -53,8 +53,16 @@ const CLIENT_ID = 4;
 const MARKER = 8;
 const REDIRECT = 16;
 
-function readName(key: string): number {
-  let bits = isCredentialName(key) || isPersonalName(key) ? KNOWN : isRedirectName(key) ? REDIRECT : 0;
+/** What the rules' name lists say about `key`. */
+function factsOf(key: string): NameFacts {
+  return { credential: nameClass(key), personal: nameRules(key), redirect: isRedirectName(key) };
+}
+
+/** The facts of the empty key: those of a part without a name (a path segment, the fragment). */
+const UNNAMED: NameFacts = Object.freeze(factsOf(''));
+
+function readName(key: string, facts: NameFacts): number {
+  let bits = facts.credential !== null || isPersonalName(key) ? KNOWN : facts.redirect ? REDIRECT : 0;
   if (isAuthorizationResponseName(key)) bits |= RESPONSE;
   if (key === 'clientid' || key === 'clientkey') bits |= CLIENT_ID;
   else if (key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(key)) bits |= MARKER;
@@ -68,6 +76,7 @@ interface NameInfo {
   /** Its character codes (`writtenAt`). */
   readonly codes: Uint16Array;
   readonly key: string;
+  readonly facts: NameFacts;
   readonly bits: number;
   /** The rule of `shapedSecret(name)`, the one rule that reads a name as a value; null for most names. */
   readonly secret: string | null;
@@ -78,11 +87,13 @@ function nameInfo(name: string): NameInfo {
   const known = NAMES.get(name);
   if (known !== undefined) return known;
   const key = normalizeName(name);
+  const facts = factsOf(key);
   const info: NameInfo = {
     name,
     codes: codesOf(name),
     key,
-    bits: readName(key),
+    facts,
+    bits: readName(key, facts),
     secret: nameMayBeSecret(name) ? (shapedSecret(name)?.rule ?? null) : null,
   };
   // Servers use a few names over and over; a name flood only restarts the memo, and long names are not kept.
@@ -395,7 +406,7 @@ class Scan {
       // A name as written is its own `NameInfo.name` only when no escape or `+` changed it.
       if (name === rawName && length > 0 && length <= MAX_KEPT_NAME) SLOTS[slot] = info;
     }
-    const { name, key, bits, secret } = info;
+    const { name, key, facts, bits, secret } = info;
     if (where === 'query') {
       if (bits & CLIENT_ID) this.clientId = true;
       else if (bits & MARKER) this.marker = true;
@@ -425,7 +436,7 @@ class Scan {
     const rawValue = text.slice(valueStart, end);
     literal ??= valueEscaped ? decode(rawValue) : rawValue;
     const value = this.plusIn(text, valueStart, end) ? decode(plusToSpace(rawValue)) : literal;
-    const part: UrlPart = { where, name, key, value, literal, context: '', nameSecret: secret };
+    const part: UrlPart = { where, name, key, value, literal, context: '', nameSecret: secret, facts };
     if (loud) this.keep(part);
     if (response) {
       if (this.response === null) this.response = [part];
@@ -444,7 +455,7 @@ class Scan {
       return;
     }
     value ??= hash.slice(1);
-    this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '', nameSecret: null });
+    this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '', nameSecret: null, facts: UNNAMED });
   }
 
   /** Path segments, with the matrix parameters inside them (`/app;jsessionid=...`). */
@@ -502,7 +513,7 @@ class Scan {
     if (loud) {
       value ??= decode(pathname.slice(start, end));
       context ??= previousStart >= 0 ? this.contextOf(pathname, previousStart, previousEnd) : '';
-      this.keep({ where: 'path', name: null, key: '', value, literal: value, context, nameSecret: null });
+      this.keep({ where: 'path', name: null, key: '', value, literal: value, context, nameSecret: null, facts: UNNAMED });
     }
     return (bits & MAY_BE_CONTEXT) !== 0;
   }
