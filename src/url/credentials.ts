@@ -390,12 +390,33 @@ export function shapedSecret(value: string, census: Int32Array | null = null, at
   if (value.length < 16) return null;
   const match = census === null ? secretIn(value) : secretInCounting(value, census, at);
   if (match !== null) return match.kind === 'api-key' && SLUG.test(value) ? null : match;
-  // `BASE64_JSON` starts with `eyJ`.
-  if (value.charCodeAt(0) === 0x65 && value.charCodeAt(1) === 0x79 && value.charCodeAt(2) === 0x4a && BASE64_JSON.test(value)) {
+  // `BASE64_JSON` starts with `eyJ`; what it decodes to is screened from 16 characters on
+  // (`secretIn`), which take 22 base64 characters besides the `=` padding: a shorter value (a
+  // pagination cursor, `eyJpZCI6MTIzNDU2fQ`) is not decoded.
+  if (
+    value.charCodeAt(0) === 0x65 &&
+    value.charCodeAt(1) === 0x79 &&
+    value.charCodeAt(2) === 0x4a &&
+    unpaddedLength(value) >= MIN_BASE64_SECRET &&
+    BASE64_JSON.test(value)
+  ) {
     const decoded = decodeBase64Url(value);
     if (decoded !== null) return secretIn(decoded);
   }
   return null;
+}
+
+/**
+ * The base64 characters that decode to the 16 a secret needs at least (`findSecret`): `atob`
+ * gives three characters for every four, and drops the bits left over.
+ */
+const MIN_BASE64_SECRET = 22;
+
+/** The length of `value` without the `=` padding at its end. */
+function unpaddedLength(value: string): number {
+  let end = value.length;
+  while (end > 0 && value.charCodeAt(end - 1) === 0x3d) end--;
+  return end;
 }
 
 /** True when a value of 12 to 15 characters could be a prefixed key (`shapedSecret`; `content.ts`'s gate). */
