@@ -341,21 +341,18 @@ const PREFIX_RULES: ReadonlyMap<string, readonly (readonly [RegExp, string])[]> 
   return out;
 })();
 
-// `PREFIX_RULES` by the code of their first two characters, read without a RegExp or a slice.
-const PREFIX_RULES_BY_CODE: ReadonlyMap<number, readonly (readonly [RegExp, string])[]> = new Map(
-  [...PREFIX_RULES].map(([start, rules]) => [(start.charCodeAt(0) << 16) | start.charCodeAt(1), rules]),
-);
-// A bit per first character of `PREFIX_RULES`: most values start with none of them.
-const PREFIX_FIRST = new Uint8Array(128);
-for (const start of PREFIX_RULES.keys()) PREFIX_FIRST[start.charCodeAt(0)] = 1;
+// `PREFIX_RULES` by the codes of their first two characters (`first << 7 | second`, both ASCII),
+// read without a RegExp, a slice or a hash: most pairs start no rule.
+const PREFIX_RULES_BY_PAIR: (readonly (readonly [RegExp, string])[] | undefined)[] = new Array(128 * 128).fill(undefined);
+for (const [start, rules] of PREFIX_RULES) PREFIX_RULES_BY_PAIR[(start.charCodeAt(0) << 7) | start.charCodeAt(1)] = rules;
 
 function prefixRules(value: string): readonly (readonly [RegExp, string])[] | undefined {
   return rulesStartingWith(value.charCodeAt(0), value.charCodeAt(1));
 }
 
+/** The rules that start with the characters `first` and `second` (NaN past the end of a value: none). */
 function rulesStartingWith(first: number, second: number): readonly (readonly [RegExp, string])[] | undefined {
-  if (!(first < 128) || PREFIX_FIRST[first] === 0) return undefined;
-  return PREFIX_RULES_BY_CODE.get((first << 16) | (second & 0xffff));
+  return first < 128 && second < 128 ? PREFIX_RULES_BY_PAIR[(first << 7) | second] : undefined;
 }
 
 function prefixedSecret(value: string): SecretMatch | null {
@@ -431,8 +428,11 @@ export function mayStartPrefixedSecret(first: number, second: number): boolean {
 
 /** True when a path segment makes the next one a credential candidate (`content.ts`'s gate). */
 export function isSecretContext(context: string): boolean {
-  return mayBeSecretContext(context) && (ALWAYS_SECRET.has(context) || PATH_SECRET_CONTEXT.has(context));
+  return mayBeSecretContext(context) && SECRET_CONTEXTS.has(context);
 }
+
+/** The segments `pathCredential` reads the next segment after: `ALWAYS_SECRET` and `PATH_SECRET_CONTEXT`, one lookup. */
+const SECRET_CONTEXTS: ReadonlySet<string> = new Set([...ALWAYS_SECRET, ...PATH_SECRET_CONTEXT]);
 
 // A bit per (first letter, length) of the secret-naming segments: most segments are none of
 // them, and this tells without hashing the segment for the sets.
