@@ -8,11 +8,11 @@ import type { Policy } from '../policy/policy.js';
 import { canonicalView, parseUrl, type UrlView, viewOf } from './canonical.js';
 import { findHiddenCharacters, hasLoneSurrogate } from './characters.js';
 import { UrlFinding } from './codes.js';
-import { judgeContent, type TargetAnalysis } from './content.js';
+import { judgeContent, type TargetAnalysis, type TargetAnalyzer } from './content.js';
 import { buildDisplay, type DisplayHost, EMPTY_DISPLAY, shownHost } from './display.js';
 import { applyUrlExceptions } from './exceptions.js';
 import { Findings, result } from './findings.js';
-import { settingsOf } from './settings.js';
+import { type Settings, settingsOf } from './settings.js';
 import { decoyHost, judgeHost, reportBackslash, reportHidden, schemeFinding } from './structure.js';
 import type { UrlAnalysis } from './types.js';
 
@@ -38,9 +38,8 @@ function judged(findings: Findings, url: UrlView | null = null, host: DisplayHos
 }
 
 /** `known` is `canonicalView(input)` when a caller already read it (a redirect target), else null. */
-function judge(input: unknown, policy: Policy | undefined, depth: number, known: UrlView | null = null): Judged {
+function judge(input: unknown, settings: Settings, depth: number, known: UrlView | null = null): Judged {
   const findings = new Findings();
-  const settings = settingsOf(policy);
   if (typeof input !== 'string') {
     findings.add(UrlFinding.invalidInput, 'error', `Expected a URL string, got ${input === null ? 'null' : typeof input}.`);
     return judged(findings);
@@ -95,20 +94,30 @@ function judge(input: unknown, policy: Policy | undefined, depth: number, known:
       'error',
       `The URL shows ${decoy} after an "@" outside the host, where it reads as the destination; the browser opens ${url.hostname}.`,
     );
-  judgeContent(url, host, settings, findings, (href, view) =>
-    depth < MAX_TARGET_DEPTH ? judgeTarget(href, view, policy, depth + 1) : null,
-  );
+  judgeContent(url, host, settings, findings, TARGET_ANALYZERS[depth]!);
   return judged(findings, url, host);
 }
 
+// The settings of the analysis under way, which its redirect targets are judged under too. An
+// analysis runs to its end before the next starts, so the analyzers below can read them here
+// rather than each URL allocating a closure over its policy and depth.
+let targetSettings: Settings;
+
 /** A redirect target is judged like the URL itself; of its display only the host is shown. */
-function judgeTarget(href: string, view: UrlView | null, policy: Policy | undefined, depth: number): TargetAnalysis {
-  const { findings, url, host } = judge(href, policy, depth, view);
+function judgeTarget(href: string, view: UrlView | null, depth: number): TargetAnalysis {
+  const { findings, url, host } = judge(href, targetSettings, depth, view);
   return { findings: findings.list, shownHost: url === null ? null : shownHost(url, host) };
 }
 
+/** What a URL judged at depth `d` hands `judgeContent` for its redirect targets: their analysis one level deeper, or none. */
+const TARGET_ANALYZERS: readonly TargetAnalyzer[] = Array.from({ length: MAX_TARGET_DEPTH + 1 }, (_, depth) =>
+  depth < MAX_TARGET_DEPTH ? (href: string, view: UrlView | null) => judgeTarget(href, view, depth + 1) : () => null,
+);
+
 function analyze(input: unknown, policy: Policy | undefined): UrlAnalysis {
-  const { findings, url, host } = judge(input, policy, 0);
+  const settings = settingsOf(policy);
+  targetSettings = settings;
+  const { findings, url, host } = judge(input, settings, 0);
   return result(findings, url === null ? EMPTY_DISPLAY : buildDisplay(url, host));
 }
 

@@ -18,7 +18,7 @@
  * secret. A value with a well-known secret *prefix* still blocks wherever it sits.
  */
 import { findSecret, looksRandomToken, mayHoldSecret, mayHoldSecretCounting, type SecretMatch } from '../secrets/index.js';
-import type { UrlPart } from './parts.js';
+import type { CredentialNameClass, UrlPart } from './parts.js';
 import { CENSUS_CLASS, CENSUS_COUNTED, CENSUS_STRIDE } from './personal.js';
 
 export interface CredentialHit {
@@ -240,13 +240,12 @@ function mayBeWebhookSite(registrable: string): boolean {
   return (WEBHOOK_SHAPES[registrable.charCodeAt(0) & 0x7f]! & (1 << Math.min(registrable.length, 31))) !== 0;
 }
 
-type NameClass = 'secret' | 'any' | 'strong' | 'weak' | null;
-
 /** `classOfName` by name (it reads only fixed lists), kept for the names seen last. */
-const NAME_CLASSES = new Map<string, NameClass>();
+const NAME_CLASSES = new Map<string, CredentialNameClass>();
 const MAX_NAME_CLASSES = 4096;
 
-function nameClass(key: string): NameClass {
+/** The credential rules' class of a parameter name (`gate.ts` keeps it with the name, `UrlPart.facts`). */
+export function nameClass(key: string): CredentialNameClass {
   const known = NAME_CLASSES.get(key);
   if (known !== undefined) return known;
   const answer = classOfName(key);
@@ -256,7 +255,7 @@ function nameClass(key: string): NameClass {
   return answer;
 }
 
-function classOfName(key: string): NameClass {
+function classOfName(key: string): CredentialNameClass {
   if (key.length < 2 || NOT_CREDENTIALS.has(key) || key.includes('csrf') || key.includes('xsrf')) return null;
   if (ALWAYS_SECRET.has(key)) return 'secret';
   if (ANY_VALUE_CREDENTIALS.has(key)) return 'any';
@@ -342,21 +341,18 @@ const PREFIX_RULES: ReadonlyMap<string, readonly (readonly [RegExp, string])[]> 
   return out;
 })();
 
-// `PREFIX_RULES` by the code of their first two characters, read without a RegExp or a slice.
-const PREFIX_RULES_BY_CODE: ReadonlyMap<number, readonly (readonly [RegExp, string])[]> = new Map(
-  [...PREFIX_RULES].map(([start, rules]) => [(start.charCodeAt(0) << 16) | start.charCodeAt(1), rules]),
-);
-// A bit per first character of `PREFIX_RULES`: most values start with none of them.
-const PREFIX_FIRST = new Uint8Array(128);
-for (const start of PREFIX_RULES.keys()) PREFIX_FIRST[start.charCodeAt(0)] = 1;
+// `PREFIX_RULES` by the codes of their first two characters (`first << 7 | second`, both ASCII),
+// read without a RegExp, a slice or a hash: most pairs start no rule.
+const PREFIX_RULES_BY_PAIR: (readonly (readonly [RegExp, string])[] | undefined)[] = new Array(128 * 128).fill(undefined);
+for (const [start, rules] of PREFIX_RULES) PREFIX_RULES_BY_PAIR[(start.charCodeAt(0) << 7) | start.charCodeAt(1)] = rules;
 
 function prefixRules(value: string): readonly (readonly [RegExp, string])[] | undefined {
   return rulesStartingWith(value.charCodeAt(0), value.charCodeAt(1));
 }
 
+/** The rules that start with the characters `first` and `second` (NaN past the end of a value: none). */
 function rulesStartingWith(first: number, second: number): readonly (readonly [RegExp, string])[] | undefined {
-  if (!(first < 128) || PREFIX_FIRST[first] === 0) return undefined;
-  return PREFIX_RULES_BY_CODE.get((first << 16) | (second & 0xffff));
+  return first < 128 && second < 128 ? PREFIX_RULES_BY_PAIR[(first << 7) | second] : undefined;
 }
 
 function prefixedSecret(value: string): SecretMatch | null {
@@ -391,12 +387,33 @@ export function shapedSecret(value: string, census: Int32Array | null = null, at
   if (value.length < 16) return null;
   const match = census === null ? secretIn(value) : secretInCounting(value, census, at);
   if (match !== null) return match.kind === 'api-key' && SLUG.test(value) ? null : match;
-  // `BASE64_JSON` starts with `eyJ`.
-  if (value.charCodeAt(0) === 0x65 && value.charCodeAt(1) === 0x79 && value.charCodeAt(2) === 0x4a && BASE64_JSON.test(value)) {
+  // `BASE64_JSON` starts with `eyJ`; what it decodes to is screened from 16 characters on
+  // (`secretIn`), which take 22 base64 characters besides the `=` padding: a shorter value (a
+  // pagination cursor, `eyJpZCI6MTIzNDU2fQ`) is not decoded.
+  if (
+    value.charCodeAt(0) === 0x65 &&
+    value.charCodeAt(1) === 0x79 &&
+    value.charCodeAt(2) === 0x4a &&
+    unpaddedLength(value) >= MIN_BASE64_SECRET &&
+    BASE64_JSON.test(value)
+  ) {
     const decoded = decodeBase64Url(value);
     if (decoded !== null) return secretIn(decoded);
   }
   return null;
+}
+
+/**
+ * The base64 characters that decode to the 16 a secret needs at least (`findSecret`): `atob`
+ * gives three characters for every four, and drops the bits left over.
+ */
+const MIN_BASE64_SECRET = 22;
+
+/** The length of `value` without the `=` padding at its end. */
+function unpaddedLength(value: string): number {
+  let end = value.length;
+  while (end > 0 && value.charCodeAt(end - 1) === 0x3d) end--;
+  return end;
 }
 
 /** True when a value of 12 to 15 characters could be a prefixed key (`shapedSecret`; `content.ts`'s gate). */
@@ -409,15 +426,13 @@ export function mayStartPrefixedSecret(first: number, second: number): boolean {
   return rulesStartingWith(first, second) !== undefined;
 }
 
-/** True when a parameter name is one the credential rules read (`content.ts`'s gate). */
-export function isCredentialName(key: string): boolean {
-  return nameClass(key) !== null;
-}
-
 /** True when a path segment makes the next one a credential candidate (`content.ts`'s gate). */
 export function isSecretContext(context: string): boolean {
-  return mayBeSecretContext(context) && (ALWAYS_SECRET.has(context) || PATH_SECRET_CONTEXT.has(context));
+  return mayBeSecretContext(context) && SECRET_CONTEXTS.has(context);
 }
+
+/** The segments `pathCredential` reads the next segment after: `ALWAYS_SECRET` and `PATH_SECRET_CONTEXT`, one lookup. */
+const SECRET_CONTEXTS: ReadonlySet<string> = new Set([...ALWAYS_SECRET, ...PATH_SECRET_CONTEXT]);
 
 // A bit per (first letter, length) of the secret-naming segments: most segments are none of
 // them, and this tells without hashing the segment for the sets.
@@ -434,7 +449,7 @@ export function mayBeSecretContextShape(first: number, length: number): boolean 
 }
 
 function namedCredential(part: UrlPart): string | null {
-  const cls = nameClass(part.key);
+  const cls = part.facts.credential;
   if (cls === null) return null;
   const value = part.value.trim();
   if (PUBLIC_ID.test(value)) return null;

@@ -16,15 +16,15 @@
 import type { UrlView } from './canonical.js';
 import {
   isAuthorizationResponseName,
-  isCredentialName,
   isSecretContext,
   mayBePrefixedSecret,
   mayBeSecretContextShape,
   mayStartPrefixedSecret,
+  nameClass,
   shapedSecret,
 } from './credentials.js';
-import { decode, MAX_PARTS, normalizeName, type PartLocation, plusToSpace, type UrlPart } from './parts.js';
-import { isPersonalName } from './personal.js';
+import { decode, MAX_PARTS, type NameFacts, normalizeName, type PartLocation, plusToSpace, type UrlPart } from './parts.js';
+import { isPersonalName, nameRules } from './personal.js';
 import { isRedirectName } from './redirects.js';
 
 /** What the content rules read from a URL (`contentParts`). */
@@ -53,8 +53,16 @@ const CLIENT_ID = 4;
 const MARKER = 8;
 const REDIRECT = 16;
 
-function readName(key: string): number {
-  let bits = isCredentialName(key) || isPersonalName(key) ? KNOWN : isRedirectName(key) ? REDIRECT : 0;
+/** What the rules' name lists say about `key`. */
+function factsOf(key: string): NameFacts {
+  return { credential: nameClass(key), personal: nameRules(key), redirect: isRedirectName(key) };
+}
+
+/** The facts of the empty key: those of a part without a name (a path segment, the fragment). */
+const UNNAMED: NameFacts = Object.freeze(factsOf(''));
+
+function readName(key: string, facts: NameFacts): number {
+  let bits = facts.credential !== null || isPersonalName(key) ? KNOWN : facts.redirect ? REDIRECT : 0;
   if (isAuthorizationResponseName(key)) bits |= RESPONSE;
   if (key === 'clientid' || key === 'clientkey') bits |= CLIENT_ID;
   else if (key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(key)) bits |= MARKER;
@@ -68,6 +76,7 @@ interface NameInfo {
   /** Its character codes (`writtenAt`). */
   readonly codes: Uint16Array;
   readonly key: string;
+  readonly facts: NameFacts;
   readonly bits: number;
   /** The rule of `shapedSecret(name)`, the one rule that reads a name as a value; null for most names. */
   readonly secret: string | null;
@@ -78,11 +87,13 @@ function nameInfo(name: string): NameInfo {
   const known = NAMES.get(name);
   if (known !== undefined) return known;
   const key = normalizeName(name);
+  const facts = factsOf(key);
   const info: NameInfo = {
     name,
     codes: codesOf(name),
     key,
-    bits: readName(key),
+    facts,
+    bits: readName(key, facts),
     secret: nameMayBeSecret(name) ? (shapedSecret(name)?.rule ?? null) : null,
   };
   // Servers use a few names over and over; a name flood only restarts the memo, and long names are not kept.
@@ -303,7 +314,7 @@ export function contentParts(url: UrlView): ContentParts {
   const search = url.search;
   const hash = url.hash;
   if (pathname === '/' && search === '' && hash === '') return NOTHING;
-  const scan = new Scan(url.href);
+  const scan = new Scan();
   if (search.length > 1) scan.params(search, 1, search.length, 'query', false);
   if (hash.length > 1) {
     scan.fragment(hash);
@@ -319,28 +330,48 @@ export function contentParts(url: UrlView): ContentParts {
 
 /** The state of one pass: what `urlParts` would have cut so far (`count`), and what passed. */
 class Scan {
-  /** Which escapes the URL holds at all: most hold no `%` and no `+`, and then no piece needs decoding. */
-  private readonly percent: boolean;
-  private readonly plus: boolean;
   count = 0;
   loud: UrlPart[] | null = null;
   response: UrlPart[] | null = null;
   clientId = false;
   marker = false;
 
-  constructor(href: string) {
-    this.percent = href.includes('%');
-    this.plus = href.includes('+');
-  }
-
   private keep(part: UrlPart): void {
     if (this.loud === null) this.loud = [part];
     else this.loud.push(part);
   }
 
+  // The first `%` (and `+`) at or after `...From` in `...Text`, -1 for none: the pieces of a text are
+  // read left to right, so one search answers for every piece up to the escape it found (a search
+  // from each piece would read the rest of a long query again for every parameter after its last escape).
+  private percentText = '';
+  private percentFrom = 0;
+  private percentAt = -1;
+  private plusText = '';
+  private plusFrom = 0;
+  private plusAt = -1;
+
+  /** True when `text.slice(start, end)` holds a `%`. */
   private escaped(text: string, start: number, end: number): boolean {
-    if (!this.percent) return false;
-    const at = text.indexOf('%', start);
+    let at = this.percentAt;
+    if (text !== this.percentText || start < this.percentFrom || (at >= 0 && at < start)) {
+      at = text.indexOf('%', start);
+      this.percentText = text;
+      this.percentFrom = start;
+      this.percentAt = at;
+    }
+    return at >= 0 && at < end;
+  }
+
+  /** True when `text.slice(start, end)` holds a `+`. */
+  private plusIn(text: string, start: number, end: number): boolean {
+    let at = this.plusAt;
+    if (text !== this.plusText || start < this.plusFrom || (at >= 0 && at < start)) {
+      at = text.indexOf('+', start);
+      this.plusText = text;
+      this.plusFrom = start;
+      this.plusAt = at;
+    }
     return at >= 0 && at < end;
   }
 
@@ -370,13 +401,12 @@ class Scan {
     let info = length === 0 ? undefined : SLOTS[slot];
     if (info === undefined || info.codes.length !== length || !writtenAt(info.codes, text, start)) {
       const rawName = text.slice(start, eq);
-      const spaced = this.plus ? plusToSpace(rawName) : rawName;
-      const name = this.percent ? decode(spaced) : spaced;
+      const name = decode(plusToSpace(rawName));
       info = nameInfo(name);
       // A name as written is its own `NameInfo.name` only when no escape or `+` changed it.
       if (name === rawName && length > 0 && length <= MAX_KEPT_NAME) SLOTS[slot] = info;
     }
-    const { name, key, bits, secret } = info;
+    const { name, key, facts, bits, secret } = info;
     if (where === 'query') {
       if (bits & CLIENT_ID) this.clientId = true;
       else if (bits & MARKER) this.marker = true;
@@ -385,10 +415,11 @@ class Scan {
     const valueStart = eq < end ? eq + 1 : end;
     let loud = (bits & KNOWN) !== 0 || secret !== null;
     let literal: string | null = null;
+    const valueEscaped = this.escaped(text, valueStart, end);
     if (!loud) {
       // The redirect rule reads query and fragment parameters only.
       const redirect = (bits & REDIRECT) !== 0 && where !== 'path';
-      if (!this.escaped(text, valueStart, end)) {
+      if (!valueEscaped) {
         loud = (redirect && mayBeTarget(text, valueStart, end)) || mayCarryData(text, valueStart, end);
       } else {
         const inPlace = readEscaped(text, valueStart, end, redirect);
@@ -403,9 +434,9 @@ class Scan {
     }
     if (!loud && !response) return;
     const rawValue = text.slice(valueStart, end);
-    literal ??= this.percent ? decode(rawValue) : rawValue;
-    const value = this.plus && rawValue.includes('+') ? decode(plusToSpace(rawValue)) : literal;
-    const part: UrlPart = { where, name, key, value, literal, context: '', nameSecret: secret };
+    literal ??= valueEscaped ? decode(rawValue) : rawValue;
+    const value = this.plusIn(text, valueStart, end) ? decode(plusToSpace(rawValue)) : literal;
+    const part: UrlPart = { where, name, key, value, literal, context: '', nameSecret: secret, facts };
     if (loud) this.keep(part);
     if (response) {
       if (this.response === null) this.response = [part];
@@ -424,7 +455,7 @@ class Scan {
       return;
     }
     value ??= hash.slice(1);
-    this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '', nameSecret: null });
+    this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '', nameSecret: null, facts: UNNAMED });
   }
 
   /** Path segments, with the matrix parameters inside them (`/app;jsessionid=...`). */
@@ -480,15 +511,15 @@ class Scan {
       }
     }
     if (loud) {
-      value ??= this.percent ? decode(pathname.slice(start, end)) : pathname.slice(start, end);
+      value ??= decode(pathname.slice(start, end));
       context ??= previousStart >= 0 ? this.contextOf(pathname, previousStart, previousEnd) : '';
-      this.keep({ where: 'path', name: null, key: '', value, literal: value, context, nameSecret: null });
+      this.keep({ where: 'path', name: null, key: '', value, literal: value, context, nameSecret: null, facts: UNNAMED });
     }
     return (bits & MAY_BE_CONTEXT) !== 0;
   }
 
   private contextOf(pathname: string, start: number, end: number): string {
     const head = pathname.slice(start, end);
-    return normalizeName(this.percent ? decode(head) : head);
+    return normalizeName(decode(head));
   }
 }

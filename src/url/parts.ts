@@ -6,6 +6,34 @@
 
 export type PartLocation = 'query' | 'fragment' | 'path';
 
+/** The class the credential rules give a parameter name (`credentials.ts`); null when they do not read it by name. */
+export type CredentialNameClass = 'secret' | 'any' | 'strong' | 'weak' | null;
+
+/** The kinds of personal data a parameter's name alone makes the personal-data rules look for (`personal.ts`). */
+export type NamedPersonalKind = 'email' | 'identity' | 'birth-date' | 'ip-address' | 'location';
+
+/** What the name lists of the personal-data and payment rules say about a parameter name (`personal.ts`). */
+export interface PersonalNameRules {
+  /** A postal-address name (`ADDRESS_NAME` and not `NOT_POSTAL`). */
+  readonly postal: boolean;
+  readonly kind: NamedPersonalKind | undefined;
+  readonly phone: boolean;
+  readonly card: boolean;
+  readonly cardCode: boolean;
+  readonly bank: boolean;
+}
+
+/**
+ * What the rules' name lists say about a part's normalised name (`key`), read once per name: the
+ * gate (`gate.ts`) keeps them with the name, so the rules do not look the name up again per part.
+ */
+export interface NameFacts {
+  readonly credential: CredentialNameClass;
+  readonly personal: PersonalNameRules;
+  /** A redirect-like name (`redirects.ts`). */
+  readonly redirect: boolean;
+}
+
 export interface UrlPart {
   readonly where: PartLocation;
   /** Parameter name as written (decoded), or null for a path segment or a bare fragment. */
@@ -20,6 +48,8 @@ export interface UrlPart {
   readonly context: string;
   /** For a named part: the rule of the secret its name itself is shaped like (`shapedSecret`), read once per name; null otherwise. */
   readonly nameSecret: string | null;
+  /** What the name lists say about `key` (for a part without a name, about the empty key). */
+  readonly facts: NameFacts;
 }
 
 /** How many parts a URL is cut into at most. */

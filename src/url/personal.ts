@@ -9,7 +9,7 @@
  * separators, a checksum or a telling parameter name they pass.
  */
 import { parse } from 'tldts';
-import type { UrlPart } from './parts.js';
+import type { NamedPersonalKind, PersonalNameRules, UrlPart } from './parts.js';
 
 export type PersonalKind = 'email' | 'phone' | 'identity' | 'birth-date' | 'ip-address' | 'location' | 'postal-address';
 export type PaymentKind = 'card' | 'iban' | 'bank-account' | 'card-code';
@@ -79,7 +79,7 @@ const BIRTH_NAMES = new Set(['dob', 'dateofbirth', 'birthdate', 'birthday', 'bda
 const IP_NAMES = new Set(['ip', 'ipaddress', 'ipaddr', 'clientip', 'userip', 'remoteip']);
 const LOCATION_NAMES = new Set(['geo', 'latlng', 'latlon', 'location', 'coords', 'coordinates', 'position', 'gps']);
 /** The name lists above are disjoint, so one lookup tells which value check a name calls for. */
-const NAMED_KINDS: ReadonlyMap<string, Exclude<PersonalKind, 'phone'>> = new Map([
+const NAMED_KINDS: ReadonlyMap<string, NamedPersonalKind> = new Map([
   ...Array.from(EMAIL_NAMES, (name) => [name, 'email'] as const),
   ...Array.from(IDENTITY_NAMES, (name) => [name, 'identity'] as const),
   ...Array.from(BIRTH_NAMES, (name) => [name, 'birth-date'] as const),
@@ -307,7 +307,7 @@ function censusOf(text: string): Census {
  * (`census`), and whose `+` and blanks are at most those of `value` plus the `+` a form encoding
  * turned into spaces (then `literal` is another string than `value`).
  */
-function hasPhone(part: UrlPart, name: NameRules, census: Census): boolean {
+function hasPhone(part: UrlPart, name: PersonalNameRules, census: Census): boolean {
   const text = part.literal;
   if (text.length < 7 || census.digits < 7) return false;
   if (name.phone && PHONE_VALUE.test(part.value)) return true;
@@ -401,7 +401,7 @@ function mayStartIban(value: string): boolean {
  * `census` counts `part.value`, whose digits trimming keeps: a card number needs 13 digits
  * (`CARD_CANDIDATE`, and `CARD_GROUPED` 13 too), a card code 3, a bank account 6, an IBAN 2.
  */
-function payment(part: UrlPart, name: NameRules, census: Census): PaymentKind | null {
+function payment(part: UrlPart, name: PersonalNameRules, census: Census): PaymentKind | null {
   if (census.digits < 2 || (part.where === 'path' && part.name === null)) return null;
   const value =
     part.value.length > 0 && (part.value.charCodeAt(0) <= 0x20 || part.value.charCodeAt(part.value.length - 1) <= 0x20)
@@ -428,24 +428,13 @@ const NOT_POSTAL =
 const STREET_VALUE = /(?:^|[\s,])\d{1,6}[A-Za-z]?(?:[\s,]|$)/;
 const LETTER_WORD = /\p{L}{3,}/u;
 
-function isPostalAddress(part: UrlPart, name: NameRules): boolean {
+function isPostalAddress(part: UrlPart, name: PersonalNameRules): boolean {
   if (!name.postal) return false;
   const value = part.value.trim();
   return value.length >= 5 && value.length <= 200 && STREET_VALUE.test(value) && LETTER_WORD.test(value);
 }
 
-/** What the name lists say about one parameter name, read once per name. */
-interface NameRules {
-  /** A postal-address name (`ADDRESS_NAME` and not `NOT_POSTAL`). */
-  readonly postal: boolean;
-  readonly kind: Exclude<PersonalKind, 'phone'> | undefined;
-  readonly phone: boolean;
-  readonly card: boolean;
-  readonly cardCode: boolean;
-  readonly bank: boolean;
-}
-
-function readNameRules(key: string): NameRules {
+function readNameRules(key: string): PersonalNameRules {
   return {
     postal: key.length >= 3 && ADDRESS_NAME.test(key) && !NOT_POSTAL.test(key),
     kind: key === '' ? undefined : NAMED_KINDS.get(key),
@@ -457,10 +446,11 @@ function readNameRules(key: string): NameRules {
 }
 
 /** `readNameRules` by name (it reads only fixed lists), kept for the names seen last. */
-const NAME_RULES = new Map<string, NameRules>();
+const NAME_RULES = new Map<string, PersonalNameRules>();
 const MAX_NAME_RULES = 4096;
 
-function nameRules(key: string): NameRules {
+/** What the personal-data rules' name lists say about a parameter name (`gate.ts` keeps it with the name, `UrlPart.facts`). */
+export function nameRules(key: string): PersonalNameRules {
   let rules = NAME_RULES.get(key);
   if (rules === undefined) {
     rules = readNameRules(key);
@@ -483,7 +473,7 @@ export function isPersonalName(key: string): boolean {
   );
 }
 
-function personal(part: UrlPart, name: NameRules, census: Census): PersonalKind | null {
+function personal(part: UrlPart, name: PersonalNameRules, census: Census): PersonalKind | null {
   const value = part.value;
   if (hasEmail(value, census.hints)) return 'email';
   if (part.name !== null && isPostalAddress(part, name)) return 'postal-address';
@@ -519,7 +509,7 @@ export function findPersonalData(parts: readonly UrlPart[], counts: Int32Array |
   const hits: PersonalHit[] = [];
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
-    const name = nameRules(part.key);
+    const name = part.facts.personal;
     const at = i * CENSUS_STRIDE;
     const census = counts !== null && counts[at + CENSUS_COUNTED] === 1 ? storedCensus(counts, at) : censusOf(part.value);
     const pay = payment(part, name, census);

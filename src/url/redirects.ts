@@ -169,7 +169,7 @@ export function findRedirectTargets(parts: readonly UrlPart[], base: string): Re
   const out: RedirectTarget[] = [];
   for (const part of parts) {
     if (part.name === null || part.where === 'path') continue;
-    if (REDIRECT_NAMES.has(part.key)) {
+    if (part.facts.redirect) {
       const url = targetOf(part.value, base);
       if (url !== null) {
         push(out, part, url, false);

@@ -77,6 +77,16 @@ describe('credentials by shape, whatever the name', () => {
   it('does not mistake a slug for an API key', () => {
     expect(hasCredential('https://blog.example.com/sk-learn-tutorial-for-beginners-with-examples')).toBe(false);
   });
+
+  it('decodes base64url JSON as short as the shortest secret it can hold, and leaves a short cursor alone', () => {
+    // `{"` and a Slack app token of 17 characters: 19 characters, 26 in base64 (the decoding is
+    // skipped below 22, which give fewer than the 16 characters a secret needs).
+    const value = btoa('{"' + 'xapp-1-' + 'AAAAAAAAAA').replace(/=+$/, '');
+    expect(value).toHaveLength(26);
+    expect(hasCredential(`https://app.example.com/x?data=${value}`)).toBe(true);
+    expect(hasCredential(`https://app.example.com/x?data=${value}==`)).toBe(true);
+    expect(hasCredential('https://api.example.com/v2/items?cursor=eyJpZCI6MTIzNDU2fQ')).toBe(false);
+  });
 });
 
 describe('secrets in the path', () => {

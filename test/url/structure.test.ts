@@ -89,6 +89,18 @@ describe('hosts without a registrable owner', () => {
     expect(codes(url)).toContain(code);
   });
 
+  it('finds every special-use name, as a whole top-level label and under a host', () => {
+    const names = ['local', 'localdomain', 'internal', 'intranet', 'lan', 'test', 'example', 'invalid', 'onion', 'alt', 'corp', 'private'];
+    for (const name of names) {
+      expect(codes(`https://${name}/`), name).toContain(UrlFinding.specialUseHost);
+      expect(codes(`https://a.b-c.${name}/x?y=1`), name).toContain(UrlFinding.specialUseHost);
+    }
+    expect(codes('https://home.arpa/')).toContain(UrlFinding.specialUseHost);
+    // Same first letter and length as a special-use name, or a special-use name inside a label: not one.
+    for (const host of ['lab.com', 'example.lat', 'example.tent', 'example.xlocal', 'example.localx', 'example.app', 'in-addr.arpa'])
+      expect(codes(`https://${host}/`), host).not.toContain(UrlFinding.specialUseHost);
+  });
+
   it('treats a private-suffix user site as a site and the suffix itself as its operator', () => {
     expect(analyzeUrl('https://alice.github.io/', production).display.registrableDomain).toBe('alice.github.io');
     expect(verdict('https://github.io/')).toBe('allow');

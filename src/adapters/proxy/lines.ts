@@ -129,7 +129,8 @@ function skipToNewline(data: Uint8Array, from: number, to: number): number {
  * They are given for a line that is a chunk's only one (a view of the chunk, never copied) or that
  * several chunks made up and that ends the lines of its last chunk; not for a line that ended in
  * CR LF, nor for the lines of a chunk that holds several (a view each would cost more than the
- * text they are cut from, and text and bytes are written together only by copying).
+ * text they are cut from): a `LineWriter` asked to write such a line's text while it is being
+ * handled writes its bytes all the same, the lines of one chunk as one view of it (see `currentText`).
  */
 export type LineHandler = (line: string, keys: number, bytes?: Buffer) => void;
 
@@ -167,6 +168,25 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
       const line = text.slice(0, -1);
       onLine(line, clean || lineKeys === UNFAITHFUL || !line.includes('\uFFFD') ? lineKeys : UNFAITHFUL);
     } else onLine(text, clean || lineKeys === UNFAITHFUL || !text.includes('\uFFFD') ? lineKeys : UNFAITHFUL, bytes);
+  };
+  // A line of a chunk that holds several, its bytes `data[from, nl]` with the newline: while its handler runs, a writer
+  // asked to write the same text writes those bytes instead (see `LineWriter.line`), where they are exactly its UTF-8.
+  const emitInChunk = (text: string, lineKeys: number, clean: boolean, data: Buffer, from: number, nl: number) => {
+    if (text.charCodeAt(text.length - 1) === 0x0d) return emit(text, lineKeys, clean, undefined);
+    let exact = clean;
+    if (!clean && lineKeys !== UNFAITHFUL) {
+      exact = !text.includes('\uFFFD');
+      if (!exact) lineKeys = UNFAITHFUL;
+    }
+    if (exact) {
+      currentText = text;
+      currentChunk = data;
+      currentFrom = from;
+      currentTo = nl + 1;
+    }
+    onLine(text, lineKeys);
+    currentText = undefined;
+    currentChunk = undefined;
   };
   // Whatever the lines of one chunk make the proxy write goes out when the chunk is done (see LineWriter).
   stream.on('data', (chunk: Buffer | string) => {
@@ -240,7 +260,7 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
               let at = 0;
               for (let j = 0; j < count; j++) {
                 const end = lineEnds[j]! - start;
-                emit(text.slice(at, end), lineKeys[j]!, true, undefined);
+                emitInChunk(text.slice(at, end), lineKeys[j]!, true, data, start + at, start + end);
                 at = end + 1;
               }
             }
@@ -249,10 +269,12 @@ export function readLines(stream: Readable, onLine: LineHandler, onOversized: (b
             if (count === 1) emit(text, lineKeys[0]!, clean, start === 0 && last === length - 1 ? data : data.subarray(start, last + 1));
             else {
               let at = 0;
+              let byteAt = start;
               for (let j = 0; j < count; j++) {
                 const nl = j === count - 1 ? text.length : text.indexOf('\n', at);
-                emit(text.slice(at, nl), lineKeys[j]!, clean, undefined);
+                emitInChunk(text.slice(at, nl), lineKeys[j]!, clean, data, byteAt, lineEnds[j]!);
                 at = nl + 1;
+                byteAt = lineEnds[j]! + 1;
               }
             }
           }
@@ -296,6 +318,19 @@ export function writeMessage(stream: Writable, message: unknown): void {
   stream.write(JSON.stringify(message) + '\n');
 }
 
+/**
+ * The line `readLines` is handing to its handler now, when it is one of several in its chunk and
+ * its bytes there, `currentChunk[currentFrom, currentTo)` with the newline, are exactly the UTF-8
+ * of `currentText + '\n'` (no CR, nothing decoded to U+FFFD); `undefined` otherwise. A writer asked
+ * to write that text queues a range of those bytes instead of encoding the text again (see
+ * `LineWriter.line`): the same bytes whichever line the text came from, so it needs no knowledge of
+ * where the text came from, and the ranges of consecutive lines go out as one view of the chunk.
+ */
+let currentText: string | undefined;
+let currentChunk: Buffer | undefined;
+let currentFrom = 0;
+let currentTo = 0;
+
 /** How many chunks `readLines` is handling now (nested when a write makes another stream emit data at once). */
 let batchDepth = 0;
 /** Writers with lines queued while a chunk was being handled: flushed when it is done. */
@@ -326,6 +361,14 @@ export class LineWriter {
    */
   #first: string | Buffer | undefined = undefined;
   #more: (string | Buffer)[] | null = null;
+  /**
+   * The last part queued, when it is a range of a chunk's bytes (see `currentText`): kept as offsets
+   * until another part comes or the lines are written, so the lines of one chunk that go on as they
+   * came make one view of it, and no text is joined or encoded for them.
+   */
+  #rangeChunk: Buffer | undefined = undefined;
+  #rangeFrom = 0;
+  #rangeTo = 0;
   #scheduled = false;
 
   constructor(stream: Writable) {
@@ -339,17 +382,44 @@ export class LineWriter {
 
   /**
    * Queues one line (without its newline). `bytes`, when given, are exactly the UTF-8 of `text`
-   * and its newline (see `LineHandler`), and are written instead of encoding `text` again.
+   * and its newline (see `LineHandler`), and are written instead of encoding `text` again; so are
+   * the bytes of the line `readLines` is handing to its handler, when `text` is that line's text.
    */
   line(text: string, bytes?: Buffer): void {
-    const first = this.#first;
-    if (first === undefined) this.#first = bytes ?? text + '\n';
-    else if (bytes === undefined && this.#more === null && typeof first === 'string') this.#first = first + text + '\n';
-    else this.#append(bytes ?? text + '\n');
+    if (bytes === undefined && currentChunk !== undefined && text === currentText) this.#range(currentChunk, currentFrom, currentTo);
+    else {
+      if (this.#rangeChunk !== undefined) this.#endRange();
+      const first = this.#first;
+      if (first === undefined) this.#first = bytes ?? text + '\n';
+      else if (bytes === undefined && this.#more === null && typeof first === 'string') this.#first = first + text + '\n';
+      else this.#append(bytes ?? text + '\n');
+    }
     if (this.#scheduled) return;
     this.#scheduled = true;
     if (batchDepth > 0) dirty[dirtyCount++] = this;
     else queueMicrotask(this.#flushLater);
+  }
+
+  #range(chunk: Buffer, from: number, to: number): void {
+    if (this.#rangeChunk === chunk && this.#rangeTo === from) {
+      this.#rangeTo = to;
+      return;
+    }
+    if (this.#rangeChunk !== undefined) this.#endRange();
+    this.#rangeChunk = chunk;
+    this.#rangeFrom = from;
+    this.#rangeTo = to;
+  }
+
+  /** The range queued last, as a part like the others. */
+  #endRange(): void {
+    const chunk = this.#rangeChunk!;
+    const from = this.#rangeFrom;
+    const to = this.#rangeTo;
+    this.#rangeChunk = undefined;
+    const part = from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to);
+    if (this.#first === undefined) this.#first = part;
+    else this.#append(part);
   }
 
   #append(part: string | Buffer): void {
@@ -362,6 +432,7 @@ export class LineWriter {
   /** Writes what is queued, in one write. */
   flush(): void {
     this.#scheduled = false;
+    if (this.#rangeChunk !== undefined) this.#endRange();
     const first = this.#first;
     if (first === undefined) return;
     const more = this.#more;
@@ -416,23 +487,33 @@ export function keysMatch(keys: number, parsed: unknown): boolean {
   }
 }
 
-/** The number of object keys in a parsed JSON value, or -1 when one of them is `__proto__`. */
+/**
+ * The number of object keys in a parsed JSON value, or -1 when one of them is `__proto__`. A
+ * `for...in` over a parsed object sees exactly its own keys (its prototype is `Object.prototype`,
+ * whose keys are not enumerable, an own `__proto__` member included), so the key is checked as it
+ * comes; only objects and arrays are walked into.
+ */
 function keysOf(value: unknown): number {
   if (typeof value !== 'object' || value === null) return 0;
   let count = 0;
   if (Array.isArray(value)) {
-    for (const item of value) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item !== 'object' || item === null) continue;
       const inner = keysOf(item);
       if (inner < 0) return -1;
       count += inner;
     }
     return count;
   }
-  if (Object.hasOwn(value, '__proto__')) return -1;
   for (const key in value) {
-    const inner = keysOf((value as Record<string, unknown>)[key]);
+    if (key === '__proto__') return -1;
+    const item = (value as Record<string, unknown>)[key];
+    count++;
+    if (typeof item !== 'object' || item === null) continue;
+    const inner = keysOf(item);
     if (inner < 0) return -1;
-    count += inner + 1;
+    count += inner;
   }
   return count;
 }

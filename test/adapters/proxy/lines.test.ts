@@ -375,6 +375,123 @@ describe('readLines and LineWriter: the original bytes', () => {
     expect(got.slice(2)).toEqual([undefined, undefined, undefined]);
   });
 
+  it('writes the lines of a packed chunk that go on as they came as one view of the chunk', () => {
+    const writes: (Buffer | string)[] = [];
+    const out = new Writable({
+      decodeStrings: false,
+      write(chunk: Buffer | string, _encoding, done) {
+        writes.push(chunk);
+        done();
+      },
+    });
+    const writer = new LineWriter(out);
+    const input = new PassThrough();
+    readLines(
+      input,
+      (line) => writer.line(line),
+      () => {},
+    );
+    const chunk = Buffer.from('{"a":1}\n{"b":"é"}\n{"c":3}\n{"d":');
+    input.emit('data', chunk);
+    expect(writes).toHaveLength(1);
+    const [written] = writes as Buffer[];
+    expect(Buffer.isBuffer(written)).toBe(true);
+    // The chunk's own memory, its complete lines: nothing joined, copied or encoded.
+    expect(written!.buffer).toBe(chunk.buffer);
+    expect(written!.byteOffset).toBe(chunk.byteOffset);
+    expect(written!.toString()).toBe('{"a":1}\n{"b":"é"}\n{"c":3}\n');
+  });
+
+  it('writes a line of a packed chunk from its bytes only where they are exactly the UTF-8 of its text', () => {
+    // A byte that is not UTF-8 (read as U+FFFD), a CR before the newline, a U+FFFD of its own: each written as its text.
+    // An unfaithful line (a fraction) with such a byte too: its keys say nothing of its bytes.
+    const parts = [
+      Buffer.from('{"a":"'),
+      Buffer.from([0x80]),
+      Buffer.from('"}\n{"b":1}\r\n{"c":"\uFFFD"}\n{"e":1.5,"f":"'),
+      Buffer.from([0xc3]),
+      Buffer.from('"}\n{"d":2}\n'),
+    ];
+    const input = Buffer.concat(parts);
+    for (const chunkBytes of [[input], [input.subarray(0, 9), input.subarray(9)]]) {
+      const writes: Buffer[] = [];
+      const out = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          writes.push(chunk);
+          done();
+        },
+      });
+      const writer = new LineWriter(out);
+      const stream = new PassThrough();
+      const lines: string[] = [];
+      readLines(
+        stream,
+        (line) => {
+          lines.push(line);
+          writer.line(line);
+        },
+        () => {},
+      );
+      for (const c of chunkBytes) stream.emit('data', c);
+      expect(lines).toEqual(['{"a":"\uFFFD"}', '{"b":1}', '{"c":"\uFFFD"}', '{"e":1.5,"f":"\uFFFD"}', '{"d":2}']);
+      expect(Buffer.concat(writes).toString('latin1')).toBe(Buffer.from(lines.map((l) => `${l}\n`).join('')).toString('latin1'));
+    }
+  });
+
+  it('writes exactly the UTF-8 of what it was asked to, whatever the lines and chunks, the text of the line being read or not', () => {
+    const piece = fc.constantFrom('{"k":"v"}', 'é', '😀', '\uFFFD', '"', 'x'.repeat(70), '\n', '\r\n', '\n\n', 'a');
+    const bad = fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xef, 0xbf]));
+    const how = fc.constantFrom('same', 'copy', 'other', 'twice', 'message');
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            piece.map((p) => Buffer.from(p)),
+            bad,
+          ),
+          { maxLength: 40 },
+        ),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.array(how, { minLength: 1, maxLength: 8 }),
+        (parts, cuts, hows) => {
+          const writes: Buffer[] = [];
+          const out = new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              writes.push(chunk);
+              done();
+            },
+          });
+          const writer = new LineWriter(out);
+          const expected: string[] = [];
+          const stream = new PassThrough();
+          let n = 0;
+          readLines(
+            stream,
+            (line) => {
+              const mode = hows[n++ % hows.length];
+              if (mode === 'same') writer.line(line);
+              // The same text, another string: the same bytes.
+              else if (mode === 'copy') writer.line(` ${line}`.slice(1));
+              else if (mode === 'other') writer.line(`${line}!`);
+              else if (mode === 'twice') {
+                writer.line(line);
+                writer.line(line);
+              } else writer.message({ line });
+              if (mode === 'other') expected.push(`${line}!\n`);
+              else if (mode === 'twice') expected.push(`${line}\n`, `${line}\n`);
+              else if (mode === 'message') expected.push(`${JSON.stringify({ line })}\n`);
+              else expected.push(`${line}\n`);
+            },
+            () => {},
+          );
+          for (const chunk of cut(Buffer.concat(parts), cuts)) stream.emit('data', chunk);
+          expect(Buffer.concat(writes).equals(Buffer.from(expected.join('')))).toBe(true);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it('writes queued text and bytes in order and exactly, in one write', () => {
     fc.assert(
       fc.property(
