@@ -30,10 +30,13 @@ import {
   isPlausibleTypo,
   keyHash,
   MAX_HASHED,
+  MAX_PIECED,
   neighbourhoodHashes,
   phoneticKey,
+  pieceHashes,
   POWERS,
   phoneticKeyHash,
+  prefixHashes,
 } from './typo.js';
 
 export interface LookalikeMatch {
@@ -448,25 +451,36 @@ class TaggedFilter {
   }
 }
 
+/** The neighbourhood filters of one public suffix in a `Prefilter`. */
+interface SuffixFilters {
+  /** The `pieceHashes` of the sites' label keys, for every key length within one of theirs. */
+  readonly pieces: TaggedFilter;
+  /** The sites' deletion neighbourhoods. */
+  readonly neighbourhood: TaggedFilter;
+}
+
 /**
  * One small filter in front of every index a policy uses (the built-in one, tag 0, and the
  * policy's, tag 1): the hashes of all their keys (labels, sound-alikes, brands, embedding and
- * glued targets) in one, and per public suffix the deletion neighbourhoods of the sites under it.
+ * glued targets) in one, and per public suffix the deletion neighbourhoods of the sites under it,
+ * with their pieces in front (`pieceHashes`: three reads settle most labels, the neighbourhood
+ * takes one a character).
  * A host whose probes all miss here matches in no index, and is settled in a few reads of a few
  * kilobytes (the indexes' own tables and filters are far larger and would each cost cache
  * misses); one that hits learns from the same reads which indexes it may match in.
  */
 class Prefilter {
   private readonly keys: TaggedFilter;
-  private readonly neighbourhoods = new Map<string, TaggedFilter>();
+  private readonly neighbourhoods = new Map<string, SuffixFilters>();
   private lastSuffix: string | null = null;
-  private lastNeighbourhood: TaggedFilter | undefined = undefined;
+  private lastNeighbourhood: SuffixFilters | undefined = undefined;
   /** Every index's bit: a host that may match in all of them needs no further probe. */
   private readonly all: number;
 
   constructor(indexes: readonly LookalikeIndex[]) {
     const keys: number[][] = [];
     const bySuffix = new Map<string, number[][]>();
+    const piecesBySuffix = new Map<string, number[][]>();
     indexes.forEach((index, tag) => {
       // One entry per distinct hash: most sites' label key is also their brand, sound-alike and
       // embedding key, and the filter is sized by its entries (half the size, as many bits each).
@@ -478,14 +492,24 @@ class Prefilter {
         if (lists === undefined) bySuffix.set(suffix, (lists = indexes.map(() => [])));
         lists[tag]!.push(hash);
       });
+      index.forEachPieceHash((suffix, hash) => {
+        let lists = piecesBySuffix.get(suffix);
+        if (lists === undefined) piecesBySuffix.set(suffix, (lists = indexes.map(() => [])));
+        lists[tag]!.push(hash);
+      });
     });
     this.keys = new TaggedFilter(keys);
-    for (const [suffix, hashes] of bySuffix) this.neighbourhoods.set(suffix, new TaggedFilter(hashes));
+    // A suffix whose keys are all longer than `MAX_PIECED + 1` has no pieces: no key that has them is within one edit.
+    for (const [suffix, hashes] of bySuffix)
+      this.neighbourhoods.set(suffix, {
+        pieces: new TaggedFilter(piecesBySuffix.get(suffix) ?? indexes.map(() => [])),
+        neighbourhood: new TaggedFilter(hashes),
+      });
     this.all = (1 << indexes.length) - 1;
   }
 
-  /** The neighbourhood filter of one suffix; the last answer is kept (hosts under one suffix tend to come in a row). */
-  private neighbourhoodOf(suffix: string): TaggedFilter | undefined {
+  /** The neighbourhood filters of one suffix; the last answer is kept (hosts under one suffix tend to come in a row). */
+  private neighbourhoodOf(suffix: string): SuffixFilters | undefined {
     if (suffix !== this.lastSuffix) {
       this.lastSuffix = suffix;
       this.lastNeighbourhood = this.neighbourhoods.get(suffix);
@@ -493,32 +517,47 @@ class Prefilter {
     return this.lastNeighbourhood;
   }
 
+  /** Which indexes may hold the first key of `probe` itself (bit `i` for the index of tag `i`), kept as its `labelMask`. */
+  labelMaskOf(probe: Probe): number {
+    return (probe.labelMask = this.keys.maskOf(probe.firstHash));
+  }
+
   /**
-   * Which indexes may match the ASCII `host` (bit `i` for the index of tag `i`; 0: none): the
-   * conditions of `LookalikeIndex.mayMatchAscii`, each on the union of the indexes' tables, every
-   * probe answering for each index at once.
+   * Which of the indexes in `want` may match the ASCII `host` (bit `i` for the index of tag `i`;
+   * 0: none): the conditions of `LookalikeIndex.mayMatchAscii`, each on the union of the indexes'
+   * tables, every probe answering for each index at once. `labelMaskOf(probe)` comes first.
    */
-  mayMatchAscii(host: HostParts, probe: Probe): number {
-    const all = this.all;
+  mayMatchAscii(host: HostParts, probe: Probe, want: number): number {
+    const all = this.all & want;
     const keys = this.keys;
-    let mask = keys.maskOf(probe.firstHash);
-    probe.labelMask = mask;
+    let mask = probe.labelMask & all;
     if (mask === all) return all;
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
       if (key.startsWith('www')) return all;
-      const neighbourhood = this.neighbourhoodOf(host.suffix!);
-      if (neighbourhood !== undefined) {
+      const filters = this.neighbourhoodOf(host.suffix!);
+      if (filters !== undefined) {
         // Most labels are their own sound-alike key, whose hash was probed first.
         const sound = probe.firstSoundHash();
         if (sound !== probe.firstHash) {
-          mask |= keys.maskOf(sound);
+          mask |= keys.maskOf(sound) & all;
           if (mask === all) return all;
         }
-        // Every probe of the neighbourhood: which indexes have a one-edit neighbour is kept for them.
-        const neighbours = probe.firstNeighbourhood();
-        let near = 0;
-        for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) near |= neighbourhood.maskOf(neighbours[h]!);
+        // An index with a key within one edit or swap of the label shares a piece with it: most
+        // labels share none, and skip the neighbourhood.
+        let near = all;
+        if (key.length <= MAX_PIECED) {
+          const pieces = probe.firstPieces();
+          near = (filters.pieces.maskOf(pieces[0]!) | filters.pieces.maskOf(pieces[1]!) | filters.pieces.maskOf(pieces[2]!)) & all;
+        }
+        if (near !== 0) {
+          // Every probe of the neighbourhood: which indexes have a one-edit neighbour is kept for them.
+          const neighbourhood = filters.neighbourhood;
+          const neighbours = probe.firstNeighbourhood();
+          let hit = 0;
+          for (let h = probe.firstNeighbourCount - 1; h >= 0; h--) hit |= neighbourhood.maskOf(neighbours[h]!);
+          near &= hit;
+        }
         probe.neighbourMask = near;
         mask |= near;
         if (mask === all) return all;
@@ -528,7 +567,7 @@ class Prefilter {
       const count = probe.asciiTokenCount();
       // A label without hyphens or underscores is its one token (if not empty), whose hash was probed first.
       for (let i = probe.joined || key.length === 0 ? 0 : 1; i < count; i++) {
-        mask |= keys.maskOf(PROBE_TOKENS[i]!);
+        mask |= keys.maskOf(PROBE_TOKENS[i]!) & all;
         if (mask === all) return all;
       }
     }
@@ -739,6 +778,12 @@ class Probe {
     return PROBE_HASHES;
   }
 
+  /** `pieceHashes` of the first key, an ASCII key of `MAX_PIECED` characters at most (read by `readAscii`). */
+  firstPieces(): Int32Array {
+    pieceHashes(PROBE_PREFIX, this.hashedLength, this.hashedLength, PROBE_PIECES);
+    return PROBE_PIECES;
+  }
+
   get firstNeighbourCount(): number {
     this.firstNeighbourhood();
     return this.neighbourCount;
@@ -769,8 +814,10 @@ const UNKNOWN = 0;
 const NO = 1;
 const YES = 2;
 
-/** Prefix hashes of the live probe's ASCII key, for its neighbourhood. */
+/** Prefix hashes of the live probe's ASCII key, for its neighbourhood and pieces. */
 const PROBE_PREFIX = new Int32Array(MAX_HASHED + 1);
+/** The live probe's `pieceHashes`. */
+const PROBE_PIECES = new Int32Array(3);
 /** The live probe's token hashes: grown to the host's length when longer (a host has fewer tokens, "www" variants included, than characters). */
 let PROBE_TOKENS = new Int32Array(MAX_HASHED + 1);
 
@@ -944,6 +991,8 @@ export class LookalikeIndex {
    * finds every site within one edit or one swap without comparing against each site.
    */
   private readonly deletions = new Map<string, Map<number, IndexedSite[]>>();
+  /** The sites in `deletions`, in the order indexed. */
+  private readonly editSites: IndexedSite[] = [];
   private lastSuffix: string | null = null;
   private lastDeletions: ReadonlyMap<number, readonly IndexedSite[]> | undefined = undefined;
   /**
@@ -1002,6 +1051,7 @@ export class LookalikeIndex {
         this.byPhoneticKey.add(phoneticKey(labelKey), indexed);
         let bySuffix = this.deletions.get(site.suffix);
         if (bySuffix === undefined) this.deletions.set(site.suffix, (bySuffix = new Map()));
+        this.editSites.push(indexed);
         const count = neighbourhoodHashes(labelKey);
         for (let h = 0; h < count; h++) {
           const hash = HASHES[h]!;
@@ -1058,6 +1108,24 @@ export class LookalikeIndex {
   /** Calls `f` with every deletion-neighbourhood hash and the suffix it is indexed under (`Prefilter`). */
   forEachNeighbourhoodHash(f: (suffix: string, hash: number) => void): void {
     for (const [suffix, hashes] of this.deletions) for (const hash of hashes.keys()) f(suffix, hash);
+  }
+
+  /**
+   * Calls `f` with every `pieceHashes` of the keys in `deletions` (for each key length within one
+   * of theirs, from `MIN_EDIT_DISTANCE_CURATED` to `MAX_PIECED`) and the suffix it is indexed under (`Prefilter`).
+   */
+  forEachPieceHash(f: (suffix: string, hash: number) => void): void {
+    const prefix = new Int32Array(MAX_HASHED + 1);
+    const pieces = new Int32Array(3);
+    for (const { labelKey, site } of this.editSites) {
+      // Longer keys are read whole (`prefixHashes` reads `MAX_HASHED` characters): no key of `MAX_PIECED` is within one edit.
+      if (labelKey.length > MAX_PIECED + 1) continue;
+      const length = prefixHashes(labelKey, prefix);
+      for (let n = Math.max(MIN_EDIT_DISTANCE_CURATED, length - 1); n <= Math.min(length + 1, MAX_PIECED); n++) {
+        pieceHashes(prefix, length, n, pieces);
+        for (let i = 0; i < 3; i++) f(site.suffix, pieces[i]!);
+      }
+    }
   }
 
   /**
@@ -1168,8 +1236,7 @@ export class LookalikeIndex {
   }
 
   private owns(indexed: IndexedSite, host: HostParts): boolean {
-    const domain = indexed.site.domain;
-    return host.ascii === domain || host.ascii.endsWith('.' + domain);
+    return isSameOrSubdomainOf(host.ascii, indexed.site.domain);
   }
 
   private firstForeign(candidates: readonly IndexedSite[] | undefined, host: HostParts): IndexedSite | null {
@@ -1496,6 +1563,12 @@ function tokensOf(host: HostParts, labelKey: string): Tokens {
   return { keys, hashes, separators, subdomainCount };
 }
 
+/** `host` is `domain` or ends in `.` + `domain` (told without building that string). */
+function isSameOrSubdomainOf(host: string, domain: string): boolean {
+  const at = host.length - domain.length;
+  return at === 0 ? host === domain : at > 0 && host.charCodeAt(at - 1) === 0x2e && host.endsWith(domain);
+}
+
 /** A site under a private PSL suffix whose own label is a TLD name (`com.akadns.net`): a CDN's per-customer namespace. */
 function isEdgeSuffixSite(host: HostParts): boolean {
   const suffix = host.suffix ?? '';
@@ -1533,7 +1606,7 @@ function skeletonOnlyHomograph(host: HostParts, keys: readonly string[]): Lookal
   const index = skeletonIndexOf();
   for (const key of keys) {
     for (const site of index.get(`${key}.${host.suffix}`) ?? NONE) {
-      if (host.ascii === site.domain || host.ascii.endsWith('.' + site.domain)) continue;
+      if (isSameOrSubdomainOf(host.ascii, site.domain)) continue;
       return { code: UrlFinding.lookalikeHomoglyph, severity: 'error', target: site.domain, how: 'looks the same as' };
     }
   }
@@ -1603,18 +1676,16 @@ function lookalikeOf(host: HostParts, extra: readonly string[]): LookalikeMatch 
   if (registrable === null || host.label === null || host.suffix === null) return null;
   const { index: policyIndex, prefilter } = indexesOf(extra);
   const probe = PROBE.reset(host);
-  // Most ASCII hosts match nothing: the prefilter settles them in a few reads, and tells which
-  // indexes the others may match in (bit 0: the built-in one, bit 1: the policy's).
-  const may = host.idn ? ALL_INDEXES : prefilter.mayMatchAscii(host, probe);
-  if (may === 0) return null;
   // A built-in site (or its subdomain by the registrable domain) is owned by the built-in index, so
   // only the policy's can match it (its sites are never built-in ones, nor skeleton-only ones).
-  // A built-in site's label key is in the built-in index, so the prefilter found its bit for the
-  // label of every such host.
-  if (!host.idn && (probe.labelMask & BUILT_IN) !== 0 && BUILT_IN_SITES.has(registrable))
-    return policyIndex !== null && (may & POLICY_INDEX) !== 0 && policyIndex.mayMatchAscii(host, probe)
-      ? policyIndex.matchProbe(host, probe)
-      : null;
+  // A built-in site's label key is in the built-in index, so the prefilter has its bit for the
+  // label of every such host; the prefilter then asks about the policy's index alone.
+  const builtInSite = !host.idn && (prefilter.labelMaskOf(probe) & BUILT_IN) !== 0 && BUILT_IN_SITES.has(registrable);
+  // Most ASCII hosts match nothing: the prefilter settles them in a few reads, and tells which
+  // indexes the others may match in (bit 0: the built-in one, bit 1: the policy's).
+  const may = host.idn ? ALL_INDEXES : prefilter.mayMatchAscii(host, probe, builtInSite ? POLICY_INDEX : ALL_INDEXES);
+  if (may === 0) return null;
+  if (builtInSite) return policyIndex !== null && policyIndex.mayMatchAscii(host, probe) ? policyIndex.matchProbe(host, probe) : null;
   // Then each index's own filters tell whether it can match (else its `matchProbe` is null).
   const builtInMay = host.idn || ((may & BUILT_IN) !== 0 && BUILT_IN_INDEX.mayMatchAscii(host, probe));
   const policyMay = policyIndex !== null && (host.idn || ((may & POLICY_INDEX) !== 0 && policyIndex.mayMatchAscii(host, probe)));

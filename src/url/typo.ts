@@ -273,3 +273,47 @@ function filteredDeletionHashes(prefix: Int32Array, n: number, filter: Uint32Arr
 export function hashFilterHas(filter: Uint32Array, hash: number): boolean {
   return (filter[(hash >>> 5) & (filter.length - 1)]! & (1 << (hash & 31))) !== 0;
 }
+
+/** Keys of this many characters have their one-edit neighbours sought by `pieceHashes` first; longer keys probe their whole neighbourhood. */
+export const MAX_PIECED = 64;
+
+/**
+ * Three hashes that a key of `n` characters (`MAX_PIECED` at most) shares with every key within
+ * one edit or one swap of it, at least one of them: its first `t` characters, its last `t`, and
+ * its first and last `m` together, where `t = ⌊2(n − 1)/3⌋` and `m = n − t − 1`, each tagged with
+ * `n`. An edit at position `i` (for a swap, of positions `i` and `i + 1`) leaves the first `t`
+ * characters as they were when `i ≥ t`, the last `t` when `i ≤ n − t − 2`, and the first and last
+ * `m` when `m ≤ i ≤ n − m − 2`; with these lengths the three ranges cover every position. A
+ * filter of these hashes (three reads) thus stands before the deletion neighbourhood (`n + 1`
+ * reads), and most keys share none of them with any site.
+ *
+ * `prefix` holds the prefix hashes of a key of `length` characters (`length ≤ MAX_HASHED`, as
+ * `neighbourhoodHashes` computes them): the key's own pieces for `length === n`; for a protected
+ * label of `length` within one of `n`, the pieces a key of `n` characters shares with it.
+ */
+export function pieceHashes(prefix: Int32Array, length: number, n: number, out: Int32Array): void {
+  const t = (((n - 1) * 2) / 3) | 0;
+  const m = n - t - 1;
+  const full = prefix[length]!;
+  const powers = POWERS;
+  out[0] = mixPiece(prefix[t]!, n, 1);
+  out[1] = mixPiece((full - Math.imul(prefix[length - t]!, powers[t]!)) | 0, n, 2);
+  const ends = (Math.imul(prefix[m]!, 0x9e3779b1) + ((full - Math.imul(prefix[length - m]!, powers[m]!)) | 0)) | 0;
+  out[2] = mixPiece(ends, n, 3);
+}
+
+/** A piece's polynomial hash mixed with the key length and which piece it is (murmur3's finaliser), 30 bits. */
+function mixPiece(hash: number, n: number, piece: number): number {
+  let h = hash ^ Math.imul(n * 4 + piece, 0x27d4eb2d);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) & 0x3fffffff;
+}
+
+/** The prefix hashes of `text` (its first `MAX_HASHED` characters) into `out`, as `neighbourhoodHashes` computes them; returns how many characters. */
+export function prefixHashes(text: string, out: Int32Array): number {
+  const n = Math.min(text.length, MAX_HASHED);
+  out[0] = 0;
+  for (let i = 0; i < n; i++) out[i + 1] = (Math.imul(out[i]!, HASH_BASE) + text.charCodeAt(i)) | 0;
+  return n;
+}

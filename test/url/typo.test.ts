@@ -8,9 +8,12 @@ import {
   isPlausibleTypo,
   keyHash,
   MAX_HASHED,
+  MAX_PIECED,
   neighbourhoodHashes,
   phoneticKey,
   phoneticKeyHash,
+  pieceHashes,
+  prefixHashes,
 } from '../../src/url/typo.js';
 
 function hashSet(text: string): Set<number> {
@@ -70,6 +73,60 @@ describe('neighbourhoodHashes', () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+/** Every text within one edit (at any position, the ends included) or one adjacent swap of `text`, over `alphabet`. */
+function oneEditVariants(text: string, alphabet: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i <= text.length; i++) for (const c of alphabet) out.push(text.slice(0, i) + c + text.slice(i));
+  for (let i = 0; i < text.length; i++) {
+    out.push(text.slice(0, i) + text.slice(i + 1));
+    for (const c of alphabet) out.push(text.slice(0, i) + c + text.slice(i + 1));
+  }
+  for (let i = 0; i + 1 < text.length; i++) out.push(text.slice(0, i) + text[i + 1]! + text[i]! + text.slice(i + 2));
+  return out;
+}
+
+describe('pieceHashes', () => {
+  const prefix = new Int32Array(MAX_HASHED + 1);
+  const pieces = (text: string, n: number): number[] => {
+    const out = new Int32Array(3);
+    pieceHashes(prefix, prefixHashes(text, prefix), n, out);
+    return Array.from(out);
+  };
+
+  it('gives a key one piece in common with every key within one edit or one swap of it, at every position and length', () => {
+    // A small alphabet, so that most pieces of a variant differ from the key's only where the edit is.
+    let seed = 7;
+    const next = (n: number): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+    let pairs = 0;
+    for (let length = 3; length <= 24; length++) {
+      for (let round = 0; round < 12; round++) {
+        let key = '';
+        for (let i = 0; i < length; i++) key += 'abz'[next(3)];
+        for (const variant of oneEditVariants(key, 'abz')) {
+          const n = variant.length;
+          if (n < 4 || n > MAX_PIECED) continue;
+          const own = pieces(variant, n);
+          const theirs = pieces(key, n);
+          expect(
+            own.some((hash, i) => hash === theirs[i]),
+            `${key} / ${variant}`,
+          ).toBe(true);
+          pairs++;
+        }
+      }
+    }
+    expect(pairs).toBeGreaterThan(20_000);
+  });
+
+  it('tells most unrelated keys of the same length apart', () => {
+    const a = pieces('kalominer', 9);
+    const b = pieces('zenvadexo', 9);
+    expect(a.filter((hash, i) => hash === b[i])).toEqual([]);
+    // The length is part of every piece.
+    expect(pieces('kalominer', 9).some((hash, i) => hash === pieces('kalominer', 10)[i])).toBe(false);
   });
 });
 
