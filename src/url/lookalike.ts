@@ -1438,6 +1438,16 @@ export class LookalikeIndex {
     return null;
   }
 
+  /**
+   * False when no two adjacent `parts` can join into a distinctive brand: the scanner holds the
+   * brands of four characters or more, so a pair that joins into fewer (`a-ws`, `o-kx`) is
+   * admitted as it is.
+   */
+  private maySplitBrand(parts: readonly string[]): boolean {
+    for (let i = 0; i + 1 < parts.length; i++) if (parts[i]!.length + parts[i + 1]!.length < MIN_COMBO_SUBSTRING) return true;
+    return this.distinctiveBrandScanner.mayContain(parts.join(''));
+  }
+
   /** `key` contains a keyword. */
   private comboInLabel(key: string, host: HostParts): LookalikeMatch | null {
     const parts = key.split('-');
@@ -1448,7 +1458,7 @@ export class LookalikeIndex {
       if (brand !== null) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
     }
     // `pay-pal-support`: a brand split by a hyphen, then a keyword.
-    if (parts.length > 2 && this.distinctiveBrandScanner.mayContain(parts.join(''))) {
+    if (parts.length > 2 && this.maySplitBrand(parts)) {
       for (let i = 0; i + 1 < parts.length; i++) {
         const joined = parts[i]! + parts[i + 1]!;
         const brand = this.firstForeign(this.distinctiveBrands.get(joined), host);

@@ -63,6 +63,10 @@ function constructedHosts(): string[] {
       `${b}.xyz`,
       `${b}-login.com`,
     );
+    // A brand split by a hyphen next to a keyword (`pay-pal-login`): at every cut of a short brand
+    // (three letters, which no four-letter window holds), in the middle of a longer one.
+    const cuts = b.length <= 4 ? Array.from({ length: b.length - 1 }, (_, i) => i + 1) : [b.length >> 1];
+    for (const cut of cuts) out.push(`${b.slice(0, cut)}-${b.slice(cut)}-login.com`, `secure-${b.slice(0, cut)}-${b.slice(cut)}.net`);
   }
   return out;
 }

@@ -216,6 +216,17 @@ describe("brand + word combinations, brand under a foreign TLD, Chromium's top d
     expect(judge(`https://${host}/`).verdict).toBe('block');
   });
 
+  // A three-letter brand split by a hyphen: its gate once asked only a scanner of brands of four
+  // letters or more, so these were found only when another brand's filter entry collided.
+  it.each([
+    ['a-ws-login.com', 'amazon.com'],
+    ['aw-s-login.com', 'amazon.com'],
+    ['secure-o-kx.net', 'okx.com'],
+  ])('a short brand split by a hyphen, next to a keyword, blocks: %s', (host, target) => {
+    expect(lookalike(host)).toMatchObject({ code: UrlFinding.lookalikeCombo, severity: 'error', target });
+    expect(judge(`https://${host}/`).verdict).toBe('block');
+  });
+
   it('pairs a policy brand with "id" too', () => {
     expect(lookalike('acmecorpid.com', ['acmecorp.com'])).toMatchObject({ code: UrlFinding.lookalikeCombo, target: 'acmecorp.com' });
     expect(lookalike('acmecorpid.com')).toBeNull();

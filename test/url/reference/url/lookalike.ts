@@ -859,7 +859,7 @@ export class LookalikeIndex {
       if (brand !== null) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
     }
     // `pay-pal-support`: a brand split by a hyphen, then a keyword.
-    if (parts.length > 2 && this.distinctiveBrandScanner.mayContain(parts.join(''))) {
+    if (parts.length > 2) {
       for (let i = 0; i + 1 < parts.length; i++) {
         const joined = parts[i]! + parts[i + 1]!;
         const brand = this.firstForeign(this.distinctiveBrands.get(joined), host);
