@@ -328,6 +328,36 @@ export function contentParts(url: UrlView): ContentParts {
   return { loud: scan.loud ?? NO_PARTS, oauth: scan.clientId && scan.marker, response: scan.response ?? NO_PARTS };
 }
 
+/**
+ * Where one character occurs next in a text read left to right: the first one at or after `from`
+ * in `text` (-1 for none). The pieces of a text are asked in order, so one search answers for
+ * every piece up to the occurrence it found (a search from each piece would read the rest of a
+ * long query again for every parameter after its last escape).
+ */
+class NextChar {
+  private text = '';
+  private from = 0;
+  private at = -1;
+
+  constructor(private readonly char: string) {}
+
+  /** True when `text.slice(start, end)` holds the character. */
+  within(text: string, start: number, end: number): boolean {
+    let at = this.at;
+    if (text !== this.text || start < this.from || (at >= 0 && at < start)) {
+      at = text.indexOf(this.char, start);
+      this.text = text;
+      this.from = start;
+      this.at = at;
+    }
+    return at >= 0 && at < end;
+  }
+}
+
+// Shared by every pass: a text never changes, so what was found in it stays true whichever pass asks.
+const PERCENT = new NextChar('%');
+const PLUS = new NextChar('+');
+
 /** The state of one pass: what `urlParts` would have cut so far (`count`), and what passed. */
 class Scan {
   count = 0;
@@ -341,38 +371,14 @@ class Scan {
     else this.loud.push(part);
   }
 
-  // The first `%` (and `+`) at or after `...From` in `...Text`, -1 for none: the pieces of a text are
-  // read left to right, so one search answers for every piece up to the escape it found (a search
-  // from each piece would read the rest of a long query again for every parameter after its last escape).
-  private percentText = '';
-  private percentFrom = 0;
-  private percentAt = -1;
-  private plusText = '';
-  private plusFrom = 0;
-  private plusAt = -1;
-
   /** True when `text.slice(start, end)` holds a `%`. */
   private escaped(text: string, start: number, end: number): boolean {
-    let at = this.percentAt;
-    if (text !== this.percentText || start < this.percentFrom || (at >= 0 && at < start)) {
-      at = text.indexOf('%', start);
-      this.percentText = text;
-      this.percentFrom = start;
-      this.percentAt = at;
-    }
-    return at >= 0 && at < end;
+    return PERCENT.within(text, start, end);
   }
 
   /** True when `text.slice(start, end)` holds a `+`. */
   private plusIn(text: string, start: number, end: number): boolean {
-    let at = this.plusAt;
-    if (text !== this.plusText || start < this.plusFrom || (at >= 0 && at < start)) {
-      at = text.indexOf('+', start);
-      this.plusText = text;
-      this.plusFrom = start;
-      this.plusAt = at;
-    }
-    return at >= 0 && at < end;
+    return PLUS.within(text, start, end);
   }
 
   /** `name=value` pairs of `text` from `from` to `to`, split at `&` (and `;` for matrix parameters). */

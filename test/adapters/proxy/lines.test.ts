@@ -308,49 +308,62 @@ describe('LineWriter', () => {
   });
 });
 
+/** A `LineWriter` and the buffers its stream was given, in order. */
+function recordingWriter(): { writer: LineWriter; writes: Buffer[] } {
+  const writes: Buffer[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      writes.push(chunk);
+      done();
+    },
+  });
+  return { writer: new LineWriter(out), writes };
+}
+
+/** Up to 40 pieces of input: the UTF-8 of `piece`'s texts, and bytes that are not UTF-8 (a lone continuation byte, a cut sequence). */
+function byteParts(piece: fc.Arbitrary<string>): fc.Arbitrary<Buffer[]> {
+  const bad = fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xef, 0xbf]));
+  return fc.array(
+    fc.oneof(
+      piece.map((p) => Buffer.from(p)),
+      bad,
+    ),
+    { maxLength: 40 },
+  );
+}
+
 describe('readLines and LineWriter: the original bytes', () => {
   it('gives a line its own bytes with the newline (never after CR LF), exactly its UTF-8 when it decodes cleanly', () => {
     const piece = fc.constantFrom('a', '{"k":"v"}', 'é', '😀', '\uFFFD', ':', '"', 'x'.repeat(70), '\n', '\r\n', '\n\n');
-    const bad = fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xef, 0xbf]));
     fc.assert(
-      fc.property(
-        fc.array(
-          fc.oneof(
-            piece.map((p) => Buffer.from(p)),
-            bad,
-          ),
-          { maxLength: 40 },
-        ),
-        fc.array(fc.nat(), { maxLength: 8 }),
-        (parts, cuts) => {
-          const input = Buffer.concat(parts);
-          const expected: Buffer[] = [];
-          for (let at = 0, nl = input.indexOf(0x0a); nl !== -1; at = nl + 1, nl = input.indexOf(0x0a, at))
-            expected.push(input.subarray(at, nl + 1));
-          const stream = new PassThrough();
-          const got: { line: string; bytes: Buffer | undefined }[] = [];
-          readLines(
-            stream,
-            (line, _keys, bytes) => got.push({ line, bytes }),
-            () => {},
-          );
-          const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
-          let at = 0;
-          for (const p of [...points, input.length]) {
-            if (p > at) stream.emit('data', input.subarray(at, p));
-            at = Math.max(at, p);
+      fc.property(byteParts(piece), fc.array(fc.nat(), { maxLength: 8 }), (parts, cuts) => {
+        const input = Buffer.concat(parts);
+        const expected: Buffer[] = [];
+        for (let at = 0, nl = input.indexOf(0x0a); nl !== -1; at = nl + 1, nl = input.indexOf(0x0a, at))
+          expected.push(input.subarray(at, nl + 1));
+        const stream = new PassThrough();
+        const got: { line: string; bytes: Buffer | undefined }[] = [];
+        readLines(
+          stream,
+          (line, _keys, bytes) => got.push({ line, bytes }),
+          () => {},
+        );
+        const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+        let at = 0;
+        for (const p of [...points, input.length]) {
+          if (p > at) stream.emit('data', input.subarray(at, p));
+          at = Math.max(at, p);
+        }
+        expect(got).toHaveLength(expected.length);
+        got.forEach(({ line, bytes }, i) => {
+          const own = expected[i]!;
+          if (own.length > 1 && own[own.length - 2] === 0x0d) expect(bytes).toBeUndefined();
+          else if (bytes !== undefined) {
+            expect(Buffer.compare(bytes, own)).toBe(0);
+            if (!line.includes('\uFFFD')) expect(Buffer.compare(Buffer.from(`${line}\n`), own)).toBe(0);
           }
-          expect(got).toHaveLength(expected.length);
-          got.forEach(({ line, bytes }, i) => {
-            const own = expected[i]!;
-            if (own.length > 1 && own[own.length - 2] === 0x0d) expect(bytes).toBeUndefined();
-            else if (bytes !== undefined) {
-              expect(Buffer.compare(bytes, own)).toBe(0);
-              if (!line.includes('\uFFFD')) expect(Buffer.compare(Buffer.from(`${line}\n`), own)).toBe(0);
-            }
-          });
-        },
-      ),
+        });
+      }),
       { numRuns: 1000 },
     );
   });
@@ -414,14 +427,7 @@ describe('readLines and LineWriter: the original bytes', () => {
     ];
     const input = Buffer.concat(parts);
     for (const chunkBytes of [[input], [input.subarray(0, 9), input.subarray(9)]]) {
-      const writes: Buffer[] = [];
-      const out = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          writes.push(chunk);
-          done();
-        },
-      });
-      const writer = new LineWriter(out);
+      const { writer, writes } = recordingWriter();
       const stream = new PassThrough();
       const lines: string[] = [];
       readLines(
@@ -440,28 +446,14 @@ describe('readLines and LineWriter: the original bytes', () => {
 
   it('writes exactly the UTF-8 of what it was asked to, whatever the lines and chunks, the text of the line being read or not', () => {
     const piece = fc.constantFrom('{"k":"v"}', 'é', '😀', '\uFFFD', '"', 'x'.repeat(70), '\n', '\r\n', '\n\n', 'a');
-    const bad = fc.constantFrom(Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xef, 0xbf]));
     const how = fc.constantFrom('same', 'copy', 'other', 'twice', 'message');
     fc.assert(
       fc.property(
-        fc.array(
-          fc.oneof(
-            piece.map((p) => Buffer.from(p)),
-            bad,
-          ),
-          { maxLength: 40 },
-        ),
+        byteParts(piece),
         fc.array(fc.nat(), { maxLength: 8 }),
         fc.array(how, { minLength: 1, maxLength: 8 }),
         (parts, cuts, hows) => {
-          const writes: Buffer[] = [];
-          const out = new Writable({
-            write(chunk: Buffer, _encoding, done) {
-              writes.push(chunk);
-              done();
-            },
-          });
-          const writer = new LineWriter(out);
+          const { writer, writes } = recordingWriter();
           const expected: string[] = [];
           const stream = new PassThrough();
           let n = 0;
@@ -497,14 +489,7 @@ describe('readLines and LineWriter: the original bytes', () => {
       fc.property(
         fc.array(fc.tuple(fc.constantFrom('a', 'é😀', '{"x":1}', ''), fc.constantFrom('text', 'next', 'apart')), { maxLength: 12 }),
         (ops) => {
-          const writes: Buffer[] = [];
-          const out = new Writable({
-            write(chunk: Buffer, _encoding, done) {
-              writes.push(chunk);
-              done();
-            },
-          });
-          const writer = new LineWriter(out);
+          const { writer, writes } = recordingWriter();
           // One chunk of all the lines, as readLines would hold it: "next" takes the following view of it, "apart" a copy.
           const whole = Buffer.from(ops.map(([t]) => `${t}\n`).join(''));
           let at = 0;
