@@ -240,22 +240,11 @@ function mayBeWebhookSite(registrable: string): boolean {
   return (WEBHOOK_SHAPES[registrable.charCodeAt(0) & 0x7f]! & (1 << Math.min(registrable.length, 31))) !== 0;
 }
 
-/** `classOfName` by name (it reads only fixed lists), kept for the names seen last. */
-const NAME_CLASSES = new Map<string, CredentialNameClass>();
-const MAX_NAME_CLASSES = 4096;
-
-/** The credential rules' class of a parameter name (`gate.ts` keeps it with the name, `UrlPart.facts`). */
+/**
+ * The credential rules' class of a parameter name, from fixed lists: read once per name by the
+ * content gate (`gate.ts`), which keeps it with the name (`UrlPart.facts`).
+ */
 export function nameClass(key: string): CredentialNameClass {
-  const known = NAME_CLASSES.get(key);
-  if (known !== undefined) return known;
-  const answer = classOfName(key);
-  // Servers use a few names over and over; a name flood only restarts the memo.
-  if (NAME_CLASSES.size >= MAX_NAME_CLASSES) NAME_CLASSES.clear();
-  NAME_CLASSES.set(key, answer);
-  return answer;
-}
-
-function classOfName(key: string): CredentialNameClass {
   if (key.length < 2 || NOT_CREDENTIALS.has(key) || key.includes('csrf') || key.includes('xsrf')) return null;
   if (ALWAYS_SECRET.has(key)) return 'secret';
   if (ANY_VALUE_CREDENTIALS.has(key)) return 'any';

@@ -24,7 +24,7 @@ import {
   shapedSecret,
 } from './credentials.js';
 import { decode, MAX_PARTS, type NameFacts, normalizeName, type PartLocation, plusToSpace, type UrlPart } from './parts.js';
-import { isPersonalName, nameRules } from './personal.js';
+import { nameRules, readsByName } from './personal.js';
 import { isRedirectName } from './redirects.js';
 
 /** What the content rules read from a URL (`contentParts`). */
@@ -62,7 +62,7 @@ function factsOf(key: string): NameFacts {
 const UNNAMED: NameFacts = Object.freeze(factsOf(''));
 
 function readName(key: string, facts: NameFacts): number {
-  let bits = facts.credential !== null || isPersonalName(key) ? KNOWN : facts.redirect ? REDIRECT : 0;
+  let bits = facts.credential !== null || readsByName(facts.personal) ? KNOWN : facts.redirect ? REDIRECT : 0;
   if (isAuthorizationResponseName(key)) bits |= RESPONSE;
   if (key === 'clientid' || key === 'clientkey') bits |= CLIENT_ID;
   else if (key.length >= MIN_OAUTH_MARKER && OAUTH_MARKERS.includes(key)) bits |= MARKER;

@@ -434,7 +434,11 @@ function isPostalAddress(part: UrlPart, name: PersonalNameRules): boolean {
   return value.length >= 5 && value.length <= 200 && STREET_VALUE.test(value) && LETTER_WORD.test(value);
 }
 
-function readNameRules(key: string): PersonalNameRules {
+/**
+ * What the personal-data and payment rules' name lists say about a parameter name: read once per
+ * name by the content gate (`gate.ts`), which keeps it with the name (`UrlPart.facts`).
+ */
+export function nameRules(key: string): PersonalNameRules {
   return {
     postal: key.length >= 3 && ADDRESS_NAME.test(key) && !NOT_POSTAL.test(key),
     kind: key === '' ? undefined : NAMED_KINDS.get(key),
@@ -445,32 +449,12 @@ function readNameRules(key: string): PersonalNameRules {
   };
 }
 
-/** `readNameRules` by name (it reads only fixed lists), kept for the names seen last. */
-const NAME_RULES = new Map<string, PersonalNameRules>();
-const MAX_NAME_RULES = 4096;
-
-/** What the personal-data rules' name lists say about a parameter name (`gate.ts` keeps it with the name, `UrlPart.facts`). */
-export function nameRules(key: string): PersonalNameRules {
-  let rules = NAME_RULES.get(key);
-  if (rules === undefined) {
-    rules = readNameRules(key);
-    // Servers use a few names over and over; a name flood only restarts the memo.
-    if (NAME_RULES.size >= MAX_NAME_RULES) NAME_RULES.clear();
-    NAME_RULES.set(key, rules);
-  }
-  return rules;
-}
-
-/** True when a parameter name is one the personal or payment rules read by name (`content.ts`'s gate). */
-export function isPersonalName(key: string): boolean {
-  return (
-    NAMED_KINDS.has(key) ||
-    PHONE_NAMES.has(key) ||
-    CARD_NAMES.has(key) ||
-    CARD_CODE_NAMES.has(key) ||
-    BANK_NAMES.has(key) ||
-    (ADDRESS_NAME.test(key) && !NOT_POSTAL.test(key))
-  );
+/**
+ * True when the personal or payment rules read a parameter by its name (`content.ts`'s gate), from
+ * what `nameRules` read of it (every `ADDRESS_NAME` match is three characters or more).
+ */
+export function readsByName(rules: PersonalNameRules): boolean {
+  return rules.postal || rules.kind !== undefined || rules.phone || rules.card || rules.cardCode || rules.bank;
 }
 
 function personal(part: UrlPart, name: PersonalNameRules, census: Census): PersonalKind | null {

@@ -231,9 +231,7 @@ export function keyHash(text: string): number {
  * `out` is the buffer written (`HASHES` unless given).
  */
 export function neighbourhoodHashes(text: string, filter?: Uint32Array, out: Int32Array = HASHES): number {
-  const n = Math.min(text.length, MAX_HASHED);
-  PREFIX[0] = 0;
-  for (let i = 0; i < n; i++) PREFIX[i + 1] = (Math.imul(PREFIX[i]!, HASH_BASE) + text.charCodeAt(i)) | 0;
+  const n = prefixHashes(text, PREFIX);
   if (filter === undefined) return deletionHashes(PREFIX, n, out);
   return filteredDeletionHashes(PREFIX, n, filter, out);
 }
