@@ -131,8 +131,9 @@ export function fileRollback(file: RollbackFile, guard: Guard | null): RollbackC
 
 /**
  * Applies the switch file to `guard`: `stopped` at start, and every change after (the file's
- * identity, size and time are checked every `intervalMs`, and it is read when they moved). A file
- * that cannot be read is reported once, changes nothing, and is read again at the next check.
+ * identity, size and time are checked every `intervalMs`, and it is read when they moved): every
+ * rewrite that says `stopped` stops the guard; `open` opens it when the file moved from `stopped`.
+ * A file that cannot be read is reported once, changes nothing, and is read again at the next check.
  * Returns the function that stops following.
  */
 export function followRollback(file: RollbackFile, guard: Guard, log: (line: string) => void, intervalMs = 1000): () => void {
@@ -164,7 +165,12 @@ export function followRollback(file: RollbackFile, guard: Guard, log: (line: str
       // A guard starting after a rollback starts stopped; "open" leaves the policy's own setting.
       if (state.issuing === 'stopped' && guard.issuing() !== 'stopped') guard.setIssuing('stopped');
     } else {
-      if (state.issuing !== seen.issuing && guard.issuing() !== state.issuing) guard.setIssuing(state.issuing);
+      // A rewritten file that says "stopped" always stops the guard: the follower may have missed an
+      // "open" in between (the page beside this proxy opens the file and its guard at once), and a
+      // rollback must reach every guard. "open" is applied when the file moved to it, so a revocation
+      // that carries "open" along does not undo a guard stopped some other way.
+      const moved = state.issuing === 'stopped' || state.issuing !== seen.issuing;
+      if (moved && guard.issuing() !== state.issuing) guard.setIssuing(state.issuing);
       if (state.revokedAt !== null && state.revokedAt !== seen.revokedAt) guard.revokeNonces();
     }
     seen = state;

@@ -69,6 +69,25 @@ describe('the rollback switch file', () => {
     }
   });
 
+  it('a stopped file always stops the guard, also when the follower missed the page opening it in between', async () => {
+    const file = new RollbackFile(tmp.dir);
+    file.write({ issuing: 'stopped' });
+    const guard = createGuard();
+    handshake(guard, { url: {} });
+    const stop = followRollback(file, guard, () => {}, 20);
+    try {
+      expect(guard.issuing()).toBe('stopped');
+      // The page beside this proxy opens (file and guard at once), and another process stops it
+      // again before the follower's next look: the follower sees "stopped" twice in a row.
+      fileRollback(file, guard).setIssuing('open');
+      expect(guard.issuing()).toBe('open');
+      new RollbackFile(tmp.dir).write({ issuing: 'stopped' });
+      await vi.waitFor(() => expect(guard.issuing()).toBe('stopped'), { timeout: 5_000, interval: 10 });
+    } finally {
+      stop();
+    }
+  });
+
   it('fileRollback writes the file and switches the guard of this process at once', () => {
     const file = new RollbackFile(tmp.dir);
     const guard = createGuard();
