@@ -623,6 +623,9 @@ class Probe {
   private readonly asciiKeys: string[] = [''];
   /** `tokensOf` the host, once both indexes may need it (null: not split yet). */
   private split: Tokens | null = null;
+  /** `labelParts()`, and the host it was read for. */
+  private parts: LabelParts | null = null;
+  private partsHost: HostParts | undefined = undefined;
 
   constructor(host?: HostParts) {
     if (host !== undefined) this.reset(host);
@@ -744,6 +747,15 @@ class Probe {
   /** The host's tokens (`tokensOf` with the first key), split once for both indexes. */
   tokens(): Tokens {
     return (this.split ??= tokensOf(this.host!, this.keys[0]!));
+  }
+
+  /** The first key cut at its hyphens (`LabelParts`), read once per host for both indexes' `combo`. */
+  labelParts(): LabelParts {
+    if (this.partsHost !== this.host) {
+      this.parts = new LabelParts(this.keys[0]!, this.hasKeyword());
+      this.partsHost = this.host;
+    }
+    return this.parts!;
   }
 
   /** `phoneticKey` of the first key. */
@@ -973,6 +985,106 @@ function hasWholeTokenKeyword(text: string): boolean {
   return false;
 }
 
+/**
+ * A label key cut at its hyphens (as `key.split('-')`, empty parts included), with what
+ * `comboInLabel` asks of each part: its `keyHash` and whether it holds a keyword. Read once per
+ * host for both indexes (`Probe.labelParts`); a part's string is cut only once a filter lets its
+ * hash through.
+ */
+class LabelParts {
+  readonly key: string;
+  readonly count: number;
+  /** Where each part starts and ends (the hyphen after it, or the key's end). */
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  readonly hashes: number[] = [];
+  private readonly strings: (string | undefined)[] = [];
+  /** Whether each part holds a keyword (`containsKeyword`), and how many do. */
+  private readonly keywords: boolean[] = [];
+  readonly keywordCount: number;
+  private joined: string | undefined = undefined;
+
+  /** `keyHasKeyword` is `containsKeyword(key)`: when false, no part holds a keyword (a keyword never spans a hyphen). */
+  constructor(key: string, keyHasKeyword: boolean) {
+    this.key = key;
+    let start = 0;
+    let h = 0;
+    for (let i = 0; i <= key.length; i++) {
+      const c = i < key.length ? key.charCodeAt(i) : 0x2d;
+      if (c !== 0x2d) {
+        // `keyHash` reads at most MAX_HASHED characters of a key.
+        if (i - start < MAX_HASHED) h = (Math.imul(h, HASH_BASE) + c) | 0;
+        continue;
+      }
+      this.starts.push(start);
+      this.ends.push(i);
+      this.hashes.push(h & 0x3fffffff);
+      this.strings.push(undefined);
+      start = i + 1;
+      h = 0;
+    }
+    this.count = this.starts.length;
+    let keywordCount = 0;
+    for (let i = 0; i < this.count; i++) {
+      const keyword = keyHasKeyword && (this.count === 1 || containsKeyword(this.part(i)));
+      this.keywords.push(keyword);
+      if (keyword) keywordCount++;
+    }
+    this.keywordCount = keywordCount;
+  }
+
+  part(i: number): string {
+    return (this.strings[i] ??= this.count === 1 ? this.key : this.key.slice(this.starts[i], this.ends[i]));
+  }
+
+  length(i: number): number {
+    return this.ends[i]! - this.starts[i]!;
+  }
+
+  start(i: number): number {
+    return this.starts[i]!;
+  }
+
+  end(i: number): number {
+    return this.ends[i]!;
+  }
+
+  hasKeyword(i: number): boolean {
+    return this.keywords[i]!;
+  }
+
+  /** The key without its hyphens (`parts.join('')`). */
+  joinedKey(): string {
+    return (this.joined ??= this.count === 1 ? this.key : this.key.replaceAll('-', ''));
+  }
+
+  /** `keyHash` of part `i` without its last `drop` characters. */
+  stemHash(i: number, drop: number): number {
+    return rangeHash(this.key, this.starts[i]!, this.ends[i]! - drop, 0, 0);
+  }
+
+  /** `keyHash` of parts `i` and `i + 1` joined. */
+  pairHash(i: number): number {
+    return rangeHash(this.key, this.starts[i]!, this.ends[i]!, this.starts[i + 1]!, this.ends[i + 1]!);
+  }
+}
+
+/** A part of `parts` other than part `i`, and not the same text, holds a keyword. */
+function hasKeywordInOtherPart(parts: LabelParts, i: number): boolean {
+  if (parts.keywordCount === 0 || (parts.keywordCount === 1 && parts.hasKeyword(i))) return false;
+  for (let j = 0; j < parts.count; j++) if (parts.hasKeyword(j) && parts.part(j) !== parts.part(i)) return true;
+  return false;
+}
+
+/** `keyHash` of `text` from `start` to `end` followed by `text` from `start2` to `end2` (without cutting either out). */
+function rangeHash(text: string, start: number, end: number, start2: number, end2: number): number {
+  let h = 0;
+  let read = 0;
+  for (let i = start; i < end && read < MAX_HASHED; i++, read++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  for (let i = start2; i < end2 && read < MAX_HASHED; i++, read++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  return h & 0x3fffffff;
+}
+
 function match(code: UrlFindingCode, target: IndexedSite, how: string, severity: 'error' | 'warning' = 'error'): LookalikeMatch {
   return { code, severity, target: target.site.domain, how };
 }
@@ -1018,6 +1130,9 @@ export class LookalikeIndex {
   private readonly wordBrands = new Map<string, IndexedSite[]>();
   /** `wordBrands` as pairs in insertion order, for the scan that cannot look a brand up. */
   private readonly wordBrandList: readonly (readonly [string, readonly IndexedSite[]])[];
+  /** The first and the last four characters of each word brand (`mayGlueWordBrand`). */
+  private readonly wordBrandStarts: WordStartFilter;
+  private readonly wordBrandEnds: WordStartFilter;
   /**
    * This index's bit in the `Prefilter` in front of it (`BUILT_IN` or `POLICY_INDEX`), for reading
    * what the prefilter found of it in the probe; every bit for an index no prefilter stands before.
@@ -1079,6 +1194,8 @@ export class LookalikeIndex {
     this.distinctiveBrandScanner = new BrandScanner(substrings);
     for (const [suffix, bySuffix] of this.deletions) this.neighbourFilters.set(suffix, new BlockedFilter([...bySuffix.keys()]));
     this.wordBrandList = [...this.wordBrands];
+    this.wordBrandStarts = new WordStartFilter([...this.wordBrands.keys()]);
+    this.wordBrandEnds = new WordStartFilter([...this.wordBrands.keys()].map((brand) => brand.slice(-MIN_COMBO_SUBSTRING)));
     this.dottedTargets.orInto(this.tokenFilter);
     this.gluedTargets.orInto(this.tokenFilter);
     this.distinctiveBrands.orInto(this.tokenFilter);
@@ -1214,7 +1331,7 @@ export class LookalikeIndex {
       return null;
     const embedding = this.embedding(host, keys[0]!, firstHash, tokens);
     if (embedding?.severity === 'error') return embedding;
-    const combo = this.combo(host, keys, tokens);
+    const combo = this.combo(host, probe, tokens);
     if (combo !== null) return combo;
     return embedding ?? this.brandInSubdomain(host, tokens);
   }
@@ -1415,17 +1532,20 @@ export class LookalikeIndex {
     return match(UrlFinding.lookalikeEmbedded, candidate, 'embeds', severity);
   }
 
-  private combo(host: HostParts, keys: readonly string[], tokens: Tokens | null): LookalikeMatch | null {
+  private combo(host: HostParts, probe: Probe, tokens: Tokens | null): LookalikeMatch | null {
+    const keys = probe.keys;
     let keyword = false;
-    for (const key of keys) {
-      if (!containsKeyword(key)) {
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      // The probe knows whether its one key holds a keyword.
+      if (!(keys.length === 1 ? probe.hasKeyword() : containsKeyword(key))) {
         // `githubid-github`: no keyword, but a brand glued to "id".
-        const id = key.includes('id-') || key.endsWith('id') ? this.comboInLabel(key, host) : null;
+        const id = endsPartInId(key) ? this.comboInLabel(k === 0 ? probe.labelParts() : new LabelParts(key, false), host) : null;
         if (id !== null) return id;
         continue;
       }
       keyword = true;
-      const hit = this.comboInLabel(key, host);
+      const hit = this.comboInLabel(k === 0 ? probe.labelParts() : new LabelParts(key, true), host);
       if (hit !== null) return hit;
     }
     // A brand as its own subdomain label, a keyword in the site's name (`paypal.account-verify.com`).
@@ -1443,33 +1563,41 @@ export class LookalikeIndex {
    * brands of four characters or more, so a pair that joins into fewer (`a-ws`, `o-kx`) is
    * admitted as it is.
    */
-  private maySplitBrand(parts: readonly string[]): boolean {
-    for (let i = 0; i + 1 < parts.length; i++) if (parts[i]!.length + parts[i + 1]!.length < MIN_COMBO_SUBSTRING) return true;
-    return this.distinctiveBrandScanner.mayContain(parts.join(''));
+  private maySplitBrand(parts: LabelParts): boolean {
+    for (let i = 0; i + 1 < parts.count; i++) if (parts.length(i) + parts.length(i + 1) < MIN_COMBO_SUBSTRING) return true;
+    return this.distinctiveBrandScanner.mayContain(parts.joinedKey());
   }
 
-  /** `key` contains a keyword. */
-  private comboInLabel(key: string, host: HostParts): LookalikeMatch | null {
-    const parts = key.split('-');
+  /** A brand in `key` (with its `parts`) paired with a keyword or glued to "id". */
+  private comboInLabel(parts: LabelParts, host: HostParts): LookalikeMatch | null {
+    const key = parts.key;
+    const count = parts.count;
+    const brands = this.distinctiveBrands;
     // `githubid-github`: a brand glued to "id", the account-identity lure (`appleid`).
-    for (const part of parts) {
-      if (part.length < 6 || !part.endsWith('id')) continue;
-      const brand = this.firstForeign(this.distinctiveBrands.get(part.slice(0, -2)), host);
+    for (let i = 0; i < count; i++) {
+      if (parts.length(i) < 6 || key.charCodeAt(parts.end(i) - 2) !== 0x69 || key.charCodeAt(parts.end(i) - 1) !== 0x64) continue;
+      const hash = parts.stemHash(i, 2);
+      if (!brands.mayHave(hash)) continue;
+      const brand = this.firstForeign(brands.get(parts.part(i).slice(0, -2), hash), host);
       if (brand !== null) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
     }
-    // `pay-pal-support`: a brand split by a hyphen, then a keyword.
-    if (parts.length > 2 && this.maySplitBrand(parts)) {
-      for (let i = 0; i + 1 < parts.length; i++) {
-        const joined = parts[i]! + parts[i + 1]!;
-        const brand = this.firstForeign(this.distinctiveBrands.get(joined), host);
-        if (brand !== null && parts.some((p, j) => j !== i && j !== i + 1 && containsKeyword(p)))
-          return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
+    // Every rule below but the brand scan pairs a brand with a keyword in another part.
+    const keywords = parts.keywordCount;
+    // `pay-pal-support`: a brand split by a hyphen, then a keyword (in a third part).
+    if (count > 2 && keywords > 0 && this.maySplitBrand(parts)) {
+      for (let i = 0; i + 1 < count; i++) {
+        const hash = parts.pairHash(i);
+        if (!brands.mayHave(hash)) continue;
+        const brand = this.firstForeign(brands.get(parts.part(i) + parts.part(i + 1), hash), host);
+        const elsewhere = keywords - (parts.hasKeyword(i) ? 1 : 0) - (parts.hasKeyword(i + 1) ? 1 : 0);
+        if (brand !== null && elsewhere > 0) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
       }
     }
     // Distinctive brands count anywhere in the label (`paypallogin`, `oktaverify-mfa`), short ones as tokens (`aws-signin`).
-    for (const part of parts) {
-      const brand = this.firstForeign(this.distinctiveBrands.get(part), host);
-      if (brand !== null && parts.some((p) => p !== part && containsKeyword(p)))
+    for (let i = 0; keywords > 0 && i < count; i++) {
+      if (!brands.mayHave(parts.hashes[i]!)) continue;
+      const brand = this.firstForeign(brands.get(parts.part(i), parts.hashes[i]), host);
+      if (brand !== null && hasKeywordInOtherPart(parts, i))
         return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
     }
     if (this.distinctiveBrandScanner.mayContain(key)) {
@@ -1485,21 +1613,23 @@ export class LookalikeIndex {
         if (brand.length === key.length) continue;
         const rest = key.slice(0, index) + '.' + key.slice(index + brand.length);
         if (!containsKeyword(rest)) continue;
-        const candidate = this.firstForeign(this.distinctiveBrands.get(brand), host);
+        const candidate = this.firstForeign(brands.get(brand), host);
         if (candidate !== null) return match(UrlFinding.lookalikeCombo, candidate, 'pairs a phishing keyword with the brand of');
       }
     }
     // Brands that are ordinary words only count as whole tokens (`apple-login`, not `pineapple-login`).
-    for (const part of parts) {
-      const whole = this.wordBrands.get(part);
+    if (keywords === 0 || this.wordBrandList.length === 0) return null;
+    for (let i = 0; i < count; i++) {
+      const whole = this.wordBrands.get(parts.part(i));
       if (whole !== undefined) {
         const candidate = this.firstForeign(whole, host);
-        if (candidate !== null && parts.some((p) => p !== part && containsKeyword(p)))
+        if (candidate !== null && hasKeywordInOtherPart(parts, i))
           return match(UrlFinding.lookalikeCombo, candidate, 'pairs a phishing keyword with the brand of');
         continue;
       }
-      // A word brand glued to a keyword (`applesupport`) holds the keyword.
-      if (!containsKeyword(part)) continue;
+      // A word brand glued to a keyword (`applesupport`) holds the keyword, and starts or ends the part.
+      if (!parts.hasKeyword(i) || !this.mayGlueWordBrand(key, parts.start(i), parts.end(i))) continue;
+      const part = parts.part(i);
       for (const [brand, candidates] of this.wordBrandList) {
         if (part.length <= brand.length) continue;
         const glued = part.startsWith(brand)
@@ -1510,6 +1640,15 @@ export class LookalikeIndex {
       }
     }
     return null;
+  }
+
+  /**
+   * False when no word brand starts or ends the text of `key` from `start` to `end`: every word
+   * brand has four characters or more, and its first and last four are in the filters.
+   */
+  private mayGlueWordBrand(key: string, start: number, end: number): boolean {
+    if (end - start <= MIN_COMBO_SUBSTRING) return false;
+    return this.wordBrandStarts.mayStartAt(key, start) || this.wordBrandEnds.mayStartAt(key, end - MIN_COMBO_SUBSTRING);
   }
 
   private brandInSubdomain(host: HostParts, tokens: Tokens | null): LookalikeMatch | null {
