@@ -930,6 +930,13 @@ class BrandScanner {
     return this.lengths.length > 0 && this.starts.mayContain(text);
   }
 
+  /** Some brand occurs in `text` (`longestAt` finds one at some position). */
+  occursIn(text: string): boolean {
+    if (!this.mayContain(text)) return false;
+    for (let at = 0; at + MIN_COMBO_SUBSTRING <= text.length; at++) if (this.longestAt(text, at) !== null) return true;
+    return false;
+  }
+
   /** The longest brand that starts at `at` in `text`, or null. */
   longestAt(text: string, at: number): string | null {
     // Every brand has four characters or more (`MIN_COMBO_SUBSTRING`), so its first four are in `starts`.
@@ -999,9 +1006,10 @@ class LabelParts {
   private readonly ends: number[] = [];
   readonly hashes: number[] = [];
   private readonly strings: (string | undefined)[] = [];
-  /** Whether each part holds a keyword (`containsKeyword`), and how many do. */
+  /** Whether each part holds a keyword (`containsKeyword`), and how many do: read once asked for (-1 until then). */
   private readonly keywords: boolean[] = [];
-  readonly keywordCount: number;
+  private keywordTotal = -1;
+  private readonly keyHasKeyword: boolean;
   private joined: string | undefined = undefined;
 
   /** `keyHasKeyword` is `containsKeyword(key)`: when false, no part holds a keyword (a keyword never spans a hyphen). */
@@ -1024,13 +1032,21 @@ class LabelParts {
       h = 0;
     }
     this.count = this.starts.length;
-    let keywordCount = 0;
-    for (let i = 0; i < this.count; i++) {
-      const keyword = keyHasKeyword && (this.count === 1 || containsKeyword(this.part(i)));
-      this.keywords.push(keyword);
-      if (keyword) keywordCount++;
+    this.keyHasKeyword = keyHasKeyword;
+  }
+
+  /** How many parts hold a keyword. */
+  get keywordCount(): number {
+    if (this.keywordTotal < 0) {
+      let count = 0;
+      for (let i = 0; i < this.count; i++) {
+        const keyword = this.keyHasKeyword && (this.count === 1 || containsKeyword(this.part(i)));
+        this.keywords.push(keyword);
+        if (keyword) count++;
+      }
+      this.keywordTotal = count;
     }
-    this.keywordCount = keywordCount;
+    return this.keywordTotal;
   }
 
   part(i: number): string {
@@ -1050,7 +1066,7 @@ class LabelParts {
   }
 
   hasKeyword(i: number): boolean {
-    return this.keywords[i]!;
+    return this.keywordCount > 0 && this.keywords[i]!;
   }
 
   /** The key without its hyphens (`parts.join('')`). */
@@ -1130,9 +1146,10 @@ export class LookalikeIndex {
   private readonly wordBrands = new Map<string, IndexedSite[]>();
   /** `wordBrands` as pairs in insertion order, for the scan that cannot look a brand up. */
   private readonly wordBrandList: readonly (readonly [string, readonly IndexedSite[]])[];
-  /** The first and the last four characters of each word brand (`mayGlueWordBrand`). */
+  /** The first and the last four characters of each word brand (`mayGlueWordBrand`), and their `keyHash`es. */
   private readonly wordBrandStarts: WordStartFilter;
   private readonly wordBrandEnds: WordStartFilter;
+  private readonly wordBrandHashes: BlockedFilter;
   /**
    * This index's bit in the `Prefilter` in front of it (`BUILT_IN` or `POLICY_INDEX`), for reading
    * what the prefilter found of it in the probe; every bit for an index no prefilter stands before.
@@ -1196,6 +1213,7 @@ export class LookalikeIndex {
     this.wordBrandList = [...this.wordBrands];
     this.wordBrandStarts = new WordStartFilter([...this.wordBrands.keys()]);
     this.wordBrandEnds = new WordStartFilter([...this.wordBrands.keys()].map((brand) => brand.slice(-MIN_COMBO_SUBSTRING)));
+    this.wordBrandHashes = new BlockedFilter([...this.wordBrands.keys()].map(keyHash));
     this.dottedTargets.orInto(this.tokenFilter);
     this.gluedTargets.orInto(this.tokenFilter);
     this.distinctiveBrands.orInto(this.tokenFilter);
@@ -1248,7 +1266,8 @@ export class LookalikeIndex {
   /**
    * False when no table of this index can match the ASCII `host`: decided from filter bits alone,
    * for the conditions `strongest` needs (its label key, a "www" prefix, a sound-alike or a
-   * one-edit neighbour under a suffix with sites, a brand, a token or glued target, a keyword).
+   * one-edit neighbour under a suffix with sites, a brand, a token or glued target, a keyword
+   * with a brand of this index in the label).
    */
   mayMatchAscii(host: HostParts, probe: Probe): boolean {
     const hash = probe.firstHash;
@@ -1270,7 +1289,32 @@ export class LookalikeIndex {
     }
     if (probe.singleToken ? label && this.gluedTargets.mayHave(hash) : anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter))
       return true;
-    return this.mayPairWithId(probe.keys) || probe.hasKeyword();
+    return this.mayPairWithId(probe.keys) || this.mayPairWithKeyword(probe);
+  }
+
+  /**
+   * False when `combo` cannot pair a brand of this index with a keyword in the ASCII label of
+   * `probe` (or the label holds none). Each of its rules needs a brand in the label:
+   * - a distinctive brand of four characters or more anywhere in it, the stem of a part that ends
+   *   in "id" included (the scanner's brands; they are looked up, not only their first four
+   *   characters, since `share` starts `sharepoint` and `coin` starts `coinbase`);
+   * - a distinctive brand as a part, or as two parts joined (shorter brands too);
+   * - a word brand as a part, or at either end of one.
+   * A brand as a token of the subdomain is in `tokenFilter`, which `mayMatchAscii` asks first.
+   */
+  private mayPairWithKeyword(probe: Probe): boolean {
+    if (!probe.hasKeyword()) return false;
+    const parts = probe.labelParts();
+    const key = parts.key;
+    if (this.distinctiveBrandScanner.occursIn(key)) return true;
+    const words = this.wordBrandList.length > 0;
+    for (let i = 0; i < parts.count; i++) {
+      const hash = parts.hashes[i]!;
+      if (this.distinctiveBrands.mayHave(hash)) return true;
+      if (i + 1 < parts.count && this.distinctiveBrands.mayHave(parts.pairHash(i))) return true;
+      if (words && (this.wordBrandHashes.mayHave(hash) || this.mayGlueWordBrand(key, parts.start(i), parts.end(i)))) return true;
+    }
+    return false;
   }
 
   /**
@@ -1325,7 +1369,7 @@ export class LookalikeIndex {
     // done here.
     if (
       (tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) &&
-      !probe.hasKeyword() &&
+      !(host.idn ? probe.hasKeyword() : this.mayPairWithKeyword(probe)) &&
       !this.mayPairWithId(keys)
     )
       return null;
