@@ -1112,6 +1112,8 @@ export class LookalikeIndex {
   private readonly byRegistrableKey = new Map<string, IndexedSite[]>();
   /** `key(label)` → sites: the same brand on any suffix. */
   private readonly byLabelKey: KeyMap;
+  /** The sites of `byLabelKey` whose label is not its own key (`auth0`, key `autho`): the only ones an unfolded label can fold to. */
+  private readonly byFoldedLabelKey: KeyMap;
   private readonly byPhoneticKey: KeyMap;
   /**
    * Deletion neighbourhood of label keys, per public suffix: the hash of every key and of every
@@ -1165,6 +1167,7 @@ export class LookalikeIndex {
     // Filters sized to the list: a policy's 5,000 domains would fill the smallest ones.
     const keyWords = filterWords(3 * all.size, KEY_FILTER_WORDS);
     this.byLabelKey = new KeyMap(keyWords);
+    this.byFoldedLabelKey = new KeyMap(KEY_FILTER_WORDS);
     this.byPhoneticKey = new KeyMap(keyWords);
     this.dottedTargets = new KeyMap(keyWords);
     this.gluedTargets = new KeyMap(keyWords);
@@ -1179,6 +1182,7 @@ export class LookalikeIndex {
       indexedByDomain.set(site.domain, indexed);
       push(this.byRegistrableKey, `${labelKey}.${site.suffix}`, indexed);
       this.byLabelKey.add(labelKey, indexed);
+      if (site.label !== labelKey) this.byFoldedLabelKey.add(labelKey, indexed);
       if (labelKey.length >= (site.curated ? MIN_EDIT_DISTANCE_CURATED : MIN_EDIT_DISTANCE_LABEL)) {
         this.byPhoneticKey.add(phoneticKey(labelKey), indexed);
         let bySuffix = this.deletions.get(site.suffix);
@@ -1429,8 +1433,9 @@ export class LookalikeIndex {
       const key = keys[k]!;
       const hash = k === 0 ? probe.firstHash : keyHash(key);
       // Digit-for-letter and letter-pair tricks fold to the brand exactly (`paypa1`, `rnicrosoft`,
-      // and `autho` for `auth0`).
-      const folded = this.byLabelKey.get(key, hash);
+      // and `autho` for `auth0`). A site whose label is the host's is no such trick: an ASCII label
+      // that is its own key only reads the sites whose label is not theirs.
+      const folded = (!host.idn && key === label ? this.byFoldedLabelKey : this.byLabelKey).get(key, hash);
       for (let i = 0; folded !== undefined && i < folded.length; i++) {
         const candidate = folded[i]!;
         if (candidate.site.label === label || candidate.site.label.length < 4 || this.owns(candidate, host)) continue;
