@@ -1138,6 +1138,11 @@ export class LookalikeIndex {
   private readonly hashFilter: Uint32Array;
   /** Dotted embedding targets (`apple` + `com` in `apple.com.evil.net`): every site with a label of 4+. */
   private readonly dottedTargets: KeyMap;
+  /**
+   * Each dotted target with the first label of its suffix (`pairHash` of their hashes: `apple`
+   * then `com`): a token is an embedded target only when the next token is that label.
+   */
+  private readonly dottedPairs: BlockedFilter;
   /** Glued embedding targets, distinctive labels only (`paypalcom`). */
   private readonly gluedTargets: KeyMap;
   /** Combo-squatting brands that are not words: matched inside longer labels too. */
@@ -1176,6 +1181,7 @@ export class LookalikeIndex {
     this.hashFilter = new Uint32Array(filterWords(12 * all.size, HASH_FILTER_WORDS));
     const hashMask = this.hashFilter.length - 1;
     const indexedByDomain = new Map<string, IndexedSite>();
+    const dottedPairs: number[] = [];
     for (const site of all.values()) {
       const labelKey = labelKeys(toUnicodeHost(site.label))[0]!;
       const indexed: IndexedSite = { site, labelKey, suffixLabels: site.suffix.split('.') };
@@ -1197,6 +1203,7 @@ export class LookalikeIndex {
       }
       if (site.label.length >= MIN_EMBEDDED_LABEL) {
         this.dottedTargets.add(labelKey, indexed);
+        dottedPairs.push(pairHash(keyHash(labelKey), keyHash(indexed.suffixLabels[0]!)));
         if (!site.commonWord) {
           // `paypalcom`: only for suffixes of three letters or more, since `youtu`+`be` is `youtube`.
           const joinedSuffix = site.suffix.replaceAll('.', '');
@@ -1215,6 +1222,7 @@ export class LookalikeIndex {
     this.distinctiveBrandScanner = new BrandScanner(substrings);
     for (const [suffix, bySuffix] of this.deletions) this.neighbourFilters.set(suffix, new BlockedFilter([...bySuffix.keys()]));
     this.wordBrandList = [...this.wordBrands];
+    this.dottedPairs = new BlockedFilter(dottedPairs);
     this.wordBrandStarts = new WordStartFilter([...this.wordBrands.keys()]);
     this.wordBrandEnds = new WordStartFilter([...this.wordBrands.keys()].map((brand) => brand.slice(-MIN_COMBO_SUBSTRING)));
     this.wordBrandHashes = new BlockedFilter([...this.wordBrands.keys()].map(keyHash));
@@ -1364,7 +1372,7 @@ export class LookalikeIndex {
     // those tables knows (the token hashes against the tables' filter tell), and then no token can match.
     const tokens = probe.singleToken
       ? null
-      : host.idn || anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter)
+      : host.idn || (anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter) && this.mayMatchTokens(host, keys[0]!))
         ? probe.tokens()
         : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
@@ -1382,6 +1390,28 @@ export class LookalikeIndex {
     const combo = this.combo(host, probe, tokens);
     if (combo !== null) return combo;
     return embedding ?? this.brandInSubdomain(host, tokens);
+  }
+
+  /**
+   * False when no rule that reads the tokens of the ASCII `host` (with its label key) can match in
+   * this index, told from their hashes before the host is split (`readTokenHashes`): `embedding`
+   * needs a target followed by the first label of its suffix (`dottedPairs`) or a "www" token, or
+   * a glued target; `combo` and `brandInSubdomain` a distinctive brand in the subdomain.
+   */
+  private mayMatchTokens(host: HostParts, labelKey: string): boolean {
+    const count = readTokenHashes(host, labelKey);
+    const hashes = TOKEN_HASHES;
+    for (let i = 0; i < count; i++) {
+      const hash = hashes[i]!;
+      if (this.gluedTargets.mayHave(hash)) return true;
+      if (i < TOKEN_SUBDOMAIN_COUNT && this.distinctiveBrands.mayHave(hash)) return true;
+      if (
+        i + 1 < count &&
+        (TOKEN_WWW[i] === 1 || (this.dottedTargets.mayHave(hash) && this.dottedPairs.mayHave(pairHash(hash, hashes[i + 1]!))))
+      )
+        return true;
+    }
+    return false;
   }
 
   /**
@@ -1535,8 +1565,11 @@ export class LookalikeIndex {
     }
     const { keys, hashes, separators } = tokens;
     let hyphenated: LookalikeMatch | null = null;
-    for (let i = 0; i < keys.length; i++) {
+    // A target is followed by the labels of its suffix: the last token is none.
+    for (let i = 0; i + 1 < keys.length; i++) {
       let targets = this.dottedTargets.get(keys[i]!, hashes[i]);
+      // Most targets (`google` in `google-analytics.com`) are not followed by their suffix's first label.
+      if (targets !== undefined && !this.dottedPairs.mayHave(pairHash(hashes[i]!, hashes[i + 1]!))) continue;
       // `wwwpaypal-com.info`: the brand behind a glued "www".
       if (targets === undefined && keys[i]!.startsWith('www') && keys[i]!.length > 6) targets = this.dottedTargets.get(keys[i]!.slice(3));
       if (targets === undefined) continue;
@@ -1759,6 +1792,53 @@ function tokensOf(host: HostParts, labelKey: string): Tokens {
   const foldedSplit = host.idn && !label.includes('-') && labelKey.includes('-');
   splitTokens(host.idn && !foldedSplit ? label : labelKey, '', host.idn && !foldedSplit ? label : null, labelKey, keys, hashes, separators);
   return { keys, hashes, separators, subdomainCount };
+}
+
+/** `readTokenHashes`'s output (one `findLookalike` call at a time: the engine is synchronous), grown to the host's length. */
+let TOKEN_HASHES = new Int32Array(64);
+/** 1 where the token has more than six characters and starts with "www" (`isWwwToken`). */
+let TOKEN_WWW = new Uint8Array(64);
+/** How many of `TOKEN_HASHES` are the subdomain's. */
+let TOKEN_SUBDOMAIN_COUNT = 0;
+
+/**
+ * Reads the `keyHash` of every token `tokensOf` cuts from the ASCII `host` (the folded
+ * subdomain's, then the label key's) into `TOKEN_HASHES`, without cutting one; returns how many.
+ */
+function readTokenHashes(host: HostParts, labelKey: string): number {
+  if (host.ascii.length >= TOKEN_HASHES.length) {
+    TOKEN_HASHES = new Int32Array(host.ascii.length + 1);
+    TOKEN_WWW = new Uint8Array(host.ascii.length + 1);
+  }
+  const count = host.subdomain === '' ? 0 : readTokenHashesOf(foldAscii(host.subdomain), 0);
+  TOKEN_SUBDOMAIN_COUNT = count;
+  return readTokenHashesOf(labelKey, count);
+}
+
+/** `readTokenHashes` of one text, from `count` on: split as `splitTokens` splits it. */
+function readTokenHashesOf(text: string, count: number): number {
+  let start = 0;
+  let h = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
+    if (c !== 0x2e && c !== 0x2d && c !== 0x5f) {
+      // `keyHash` reads at most MAX_HASHED characters of a key.
+      if (i - start < MAX_HASHED) h = (Math.imul(h, HASH_BASE) + c) | 0;
+      continue;
+    }
+    if (i > start) {
+      TOKEN_WWW[count] = isWwwToken(text, start, i) ? 1 : 0;
+      TOKEN_HASHES[count++] = h & 0x3fffffff;
+    }
+    start = i + 1;
+    h = 0;
+  }
+  return count;
+}
+
+/** One hash of two `keyHash`es in a row (a token and the next: `dottedPairs`). */
+function pairHash(first: number, second: number): number {
+  return (Math.imul(first, 0x9e3779b1) ^ second) & 0x3fffffff;
 }
 
 /** `host` is `domain` or ends in `.` + `domain` (told without building that string). */
