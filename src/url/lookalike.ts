@@ -502,7 +502,7 @@ class Prefilter {
     if (mask === all) return all;
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
-      if (key.startsWith('www')) return all;
+      if (key.charCodeAt(0) === 0x77 && key.charCodeAt(1) === 0x77 && key.charCodeAt(2) === 0x77) return all;
       const filters = this.neighbourhoodOf(host.suffix!);
       if (filters !== undefined) {
         // Most labels are their own sound-alike key, whose hash was probed first.
@@ -539,9 +539,8 @@ class Prefilter {
         if (mask === all) return all;
       }
     }
-    // A keyword, or a part that ends in "id" (which each index reads against its brands:
-    // `mayPairWithId`); only a key with a hyphen (`joined`) can hold "id-".
-    return probe.hasKeyword() || key.endsWith('id') || (probe.joined && key.includes('id-')) ? all : mask;
+    // A keyword, or a part that ends in "id" (which each index reads against its brands: `mayPairWithId`).
+    return probe.partEndsInId || probe.hasKeyword() ? all : mask;
   }
 }
 
@@ -567,6 +566,8 @@ class Probe {
    * label): when false, a key that is not empty is its one token and `PROBE_TOKENS[0]` is `firstHash`.
    */
   joined = true;
+  /** The ASCII key `readAscii` read last `endsPartInId` (ends in "id" or holds "id-"). */
+  partEndsInId = false;
   private host: HostParts | undefined = undefined;
   /** Characters of the first key that its hashes read (ASCII labels: `PROBE_PREFIX` holds their prefix hashes). */
   private hashedLength = -1;
@@ -659,6 +660,7 @@ class Probe {
     let window = 0;
     let mayHaveKeyword = false;
     let joined = false;
+    let partEndsInId = length >= 2 && key.charCodeAt(length - 1) === 0x64 && key.charCodeAt(length - 2) === 0x69;
     // The `PAIR_FLAGS` of every pair read: whether `phoneticKey` or `foldAscii` may change the key.
     let flags = 0;
     let role = 0;
@@ -671,6 +673,7 @@ class Probe {
       role = roles[low]!;
       if (role === separator && (c === 0x2e || c === 0x2d || c === 0x5f)) {
         if (c !== 0x2e) joined = true;
+        if (c === 0x2d && i >= 2 && key.charCodeAt(i - 1) === 0x64 && key.charCodeAt(i - 2) === 0x69) partEndsInId = true;
         if (i > tokenStart && length <= maxHashed) {
           tokens[count++] = ((prefix[i]! - Math.imul(prefix[tokenStart]!, powers[i - tokenStart]!)) | 0) & 0x3fffffff;
           // `wwwpaypal`, also as `paypal` (`pushTokenHashes`).
@@ -695,6 +698,7 @@ class Probe {
     if (isWholeTokenShape(shapes, key, wordStart, length)) mayHaveKeyword = true;
     this.firstHash = h & 0x3fffffff;
     this.joined = joined;
+    this.partEndsInId = partEndsInId;
     this.hashedLength = n;
     this.tokenCount = count;
     this.keyword = mayHaveKeyword ? UNKNOWN : NO;
