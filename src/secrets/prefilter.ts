@@ -518,6 +518,10 @@ export interface SecretScreen {
 // Two levels: a byte per pair of characters says whether a window starts with it where a value
 // starts (bit 1), where a word starts (bit 2) or anywhere (bit 4); a bit per window then decides.
 const FLAG: Record<Where, number> = { start: 1, word: 2, anywhere: 4 };
+// What a window is looked up for where it stands: the value's start (also a word start), a word start, elsewhere.
+const ALL = FLAG.start | FLAG.word | FLAG.anywhere;
+const AT_WORD = FLAG.word | FLAG.anywhere;
+const ANYWHERE = FLAG.anywhere;
 
 /** Builds the screen of the patterns given by their sources (read without flags). */
 export function screenFor(sources: readonly string[]): SecretScreen {
@@ -573,14 +577,15 @@ export function screenFor(sources: readonly string[]): SecretScreen {
       let a = text.charCodeAt(0);
       if (a >= 128) return true;
       if (n === 1) return INDEX[a]! < 0;
-      // What the window at the current position is looked up for: the value's start, a word start, or anywhere.
-      let here = FLAG.start | FLAG.word | FLAG.anywhere;
       for (let i = 1; i < n; i++) {
         const b = text.charCodeAt(i);
         if (b >= 128) return true;
         const pair = byCode[(a << 7) | b]!;
+        // Few pairs start a window: what the window at `a` is looked up for (the value's start, a
+        // word start, or anywhere) is read only for those.
         if (pair !== 0) {
           if (pair === OUTSIDE) return true;
+          const here = i === 1 ? ALL : ENDS_WORD_CODE[text.charCodeAt(i - 2)] === 1 ? AT_WORD : ANYWHERE;
           if (pair & here && i + 1 < n) {
             const d = text.charCodeAt(i + 1);
             const z = d < 128 ? INDEX[d]! : -1;
@@ -588,7 +593,6 @@ export function screenFor(sources: readonly string[]): SecretScreen {
             if (hit(pair & here, (INDEX[a]! * SIZE + INDEX[b]!) * SIZE + z)) return true;
           }
         }
-        here = ENDS_WORD_CODE[a] === 1 ? FLAG.word | FLAG.anywhere : FLAG.anywhere;
         a = b;
       }
       return false;
@@ -601,7 +605,6 @@ export function screenFor(sources: readonly string[]): SecretScreen {
       if (a >= 128) return true;
       counts[at + classes[a]!]!++;
       if (n === 1) return INDEX[a]! < 0;
-      let here = FLAG.start | FLAG.word | FLAG.anywhere;
       for (let i = 1; i < n; i++) {
         const b = text.charCodeAt(i);
         if (b >= 128) return true;
@@ -609,6 +612,7 @@ export function screenFor(sources: readonly string[]): SecretScreen {
         const pair = byCode[(a << 7) | b]!;
         if (pair !== 0) {
           if (pair === OUTSIDE) return true;
+          const here = i === 1 ? ALL : ENDS_WORD_CODE[text.charCodeAt(i - 2)] === 1 ? AT_WORD : ANYWHERE;
           if (pair & here && i + 1 < n) {
             const d = text.charCodeAt(i + 1);
             const z = d < 128 ? INDEX[d]! : -1;
@@ -616,7 +620,6 @@ export function screenFor(sources: readonly string[]): SecretScreen {
             if (hit(pair & here, (INDEX[a]! * SIZE + INDEX[b]!) * SIZE + z)) return true;
           }
         }
-        here = ENDS_WORD_CODE[a] === 1 ? FLAG.word | FLAG.anywhere : FLAG.anywhere;
         a = b;
       }
       return false;

@@ -314,16 +314,25 @@ export function contentParts(url: UrlView): ContentParts {
   const search = url.search;
   const hash = url.hash;
   if (pathname === '/' && search === '' && hash === '') return NOTHING;
+  // The pass reads the path, query and fragment where they stand in `href`, which the WHATWG
+  // serialisation ends with (a canonical view's `href` is the input itself): a string cut out of
+  // another costs more to read a character of than the whole one does. A lone `?` or `#` is in
+  // `href` but not in `search` or `hash`.
+  const href = url.href;
+  const hashStart = href.length - hash.length;
+  const queryEnd = hash === '' && href.charCodeAt(hashStart - 1) === 0x23 ? hashStart - 1 : hashStart;
+  const queryStart = queryEnd - search.length;
+  const pathEnd = search === '' && href.charCodeAt(queryStart - 1) === 0x3f ? queryStart - 1 : queryStart;
   const scan = new Scan();
-  if (search.length > 1) scan.params(search, 1, search.length, 'query', false);
+  if (search.length > 1) scan.params(href, queryStart + 1, queryEnd, 'query', false);
   if (hash.length > 1) {
-    scan.fragment(hash);
+    scan.fragment(href, hashStart + 1);
     // `#access_token=...&state=...`, or a client-side route with its own query (`#/cb?x=1`).
-    const q = hash.indexOf('?', 1);
-    const params = q >= 0 ? q + 1 : 1;
-    if (hash.indexOf('=', params) >= 0) scan.params(hash, params, hash.length, 'fragment', false);
+    const q = href.indexOf('?', hashStart + 1);
+    const params = q >= 0 ? q + 1 : hashStart + 1;
+    if (href.indexOf('=', params) >= 0) scan.params(href, params, href.length, 'fragment', false);
   }
-  scan.path(pathname);
+  scan.path(href, pathEnd - pathname.length, pathEnd);
   if (scan.loud === null && scan.response === null) return scan.clientId && scan.marker ? { ...NOTHING, oauth: true } : NOTHING;
   return { loud: scan.loud ?? NO_PARTS, oauth: scan.clientId && scan.marker, response: scan.response ?? NO_PARTS };
 }
@@ -450,38 +459,39 @@ class Scan {
     }
   }
 
-  /** The fragment as a whole (cut whatever the count: `urlParts` does). */
-  fragment(hash: string): void {
+  /** The fragment as a whole, `text` from `from` to its end (cut whatever the count: `urlParts` does). */
+  fragment(text: string, from: number): void {
     this.count++;
+    const to = text.length;
     let value: string | null = null;
-    if (this.escaped(hash, 1, hash.length)) {
-      value = decode(hash.slice(1));
+    if (this.escaped(text, from, to)) {
+      value = decode(text.slice(from));
       if (!mayCarryData(value, 0, value.length)) return;
-    } else if (!mayCarryData(hash, 1, hash.length)) {
+    } else if (!mayCarryData(text, from, to)) {
       return;
     }
-    value ??= hash.slice(1);
+    value ??= text.slice(from);
     this.keep({ where: 'fragment', name: null, key: '', value, literal: value, context: '', nameSecret: null, facts: UNNAMED });
   }
 
-  /** Path segments, with the matrix parameters inside them (`/app;jsessionid=...`). */
-  path(pathname: string): void {
-    // The last segment head, as a range of `pathname`: the context of the next one.
+  /** Path segments of the path `text.slice(from, to)`, with the matrix parameters inside them (`/app;jsessionid=...`). */
+  path(text: string, from: number, to: number): void {
+    // The last segment head, as a range of `text`: the context of the next one.
     let previousStart = -1;
     let previousEnd = -1;
     let previousMayBeContext = false;
     // Most paths hold no `;`: then no segment has matrix parameters to look for.
-    let semicolon = pathname.indexOf(';');
-    let start = 0;
-    while (start <= pathname.length) {
-      let end = pathname.indexOf('/', start);
-      if (end < 0) end = pathname.length;
+    let semicolon = text.indexOf(';', from);
+    let start = from;
+    while (start <= to) {
+      let end = text.indexOf('/', start);
+      if (end < 0 || end > to) end = to;
       if (end > start && this.count < MAX_PARTS) {
-        if (semicolon >= 0 && semicolon < start) semicolon = pathname.indexOf(';', start);
+        if (semicolon >= 0 && semicolon < start) semicolon = text.indexOf(';', start);
         const headEnd = semicolon >= 0 && semicolon < end ? semicolon : end;
-        if (headEnd < end) this.params(pathname, headEnd + 1, end, 'path', true);
+        if (headEnd < end) this.params(text, headEnd + 1, end, 'path', true);
         if (headEnd > start) {
-          previousMayBeContext = this.segment(pathname, start, headEnd, previousStart, previousEnd, previousMayBeContext);
+          previousMayBeContext = this.segment(text, start, headEnd, previousStart, previousEnd, previousMayBeContext);
           previousStart = start;
           previousEnd = headEnd;
         }
@@ -492,7 +502,7 @@ class Scan {
 
   /** One segment head; true when its own name may make the next segment a credential candidate. */
   private segment(
-    pathname: string,
+    text: string,
     start: number,
     end: number,
     previousStart: number,
@@ -500,32 +510,32 @@ class Scan {
     previousMayBeContext: boolean,
   ): boolean {
     this.count++;
-    const bits = segmentBits(pathname, start, end);
+    const bits = segmentBits(text, start, end);
     let context: string | null = null;
     let loud = false;
     if (previousMayBeContext) {
-      context = this.contextOf(pathname, previousStart, previousEnd);
+      context = this.contextOf(text, previousStart, previousEnd);
       loud = context !== '' && isSecretContext(context);
     }
     let value: string | null = null;
     if (!loud) {
-      if (this.escaped(pathname, start, end)) {
-        value = decode(pathname.slice(start, end));
+      if (this.escaped(text, start, end)) {
+        value = decode(text.slice(start, end));
         loud = mayCarryData(value, 0, value.length);
       } else {
         loud = (bits & LOUD_VALUE) !== 0;
       }
     }
     if (loud) {
-      value ??= decode(pathname.slice(start, end));
-      context ??= previousStart >= 0 ? this.contextOf(pathname, previousStart, previousEnd) : '';
+      value ??= decode(text.slice(start, end));
+      context ??= previousStart >= 0 ? this.contextOf(text, previousStart, previousEnd) : '';
       this.keep({ where: 'path', name: null, key: '', value, literal: value, context, nameSecret: null, facts: UNNAMED });
     }
     return (bits & MAY_BE_CONTEXT) !== 0;
   }
 
-  private contextOf(pathname: string, start: number, end: number): string {
-    const head = pathname.slice(start, end);
+  private contextOf(text: string, start: number, end: number): string {
+    const head = text.slice(start, end);
     return normalizeName(decode(head));
   }
 }

@@ -28,6 +28,7 @@ import {
   hasOneSwap,
   isLikelyEditDistanceFalsePositive,
   isPlausibleTypo,
+  isWwwToken,
   keyHash,
   MAX_HASHED,
   MAX_PIECED,
@@ -37,6 +38,12 @@ import {
   POWERS,
   phoneticKeyHash,
   prefixHashes,
+  pushTokenHashes,
+  CHAR_ROLES,
+  PAIR_FLAGS,
+  SEPARATOR_ROLE,
+  MAY_SOUND,
+  MAY_FOLD,
 } from './typo.js';
 
 export interface LookalikeMatch {
@@ -319,45 +326,6 @@ class KeyMap {
 const NO_TOKENS: Tokens = Object.freeze({ keys: NONE, separators: NONE, hashes: NONE, subdomainCount: 0 });
 
 /**
- * Appends the `keyHash` of each token of `text` (split at dots, hyphens and underscores) to
- * `out`, computed as the text is read, so no token string is cut; after a token of more than six
- * characters that starts with "www", also the hash of the token without it (`embedding` looks
- * `wwwpaypal` up as `paypal`).
- */
-function pushTokenHashes(text: string, out: Int32Array, count: number): number {
-  let h = 0;
-  let length = 0;
-  // The hash of the token after its first three characters, while it starts with "www".
-  let rest = 0;
-  let www = false;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
-    if (c !== 0x2e && c !== 0x2d && c !== 0x5f) {
-      // `keyHash` reads at most MAX_HASHED characters of a key.
-      if (length < MAX_HASHED) h = (Math.imul(h, HASH_BASE) + c) | 0;
-      if (length < 3) www = (length === 0 || www) && c === 0x77;
-      else if (www && length < MAX_HASHED + 3) rest = (Math.imul(rest, HASH_BASE) + c) | 0;
-      length++;
-      continue;
-    }
-    if (length > 0) {
-      out[count++] = h & 0x3fffffff;
-      if (www && length > 6) out[count++] = rest & 0x3fffffff;
-    }
-    h = 0;
-    rest = 0;
-    www = false;
-    length = 0;
-  }
-  return count;
-}
-
-/** The token of `key` from `start` to `end` has more than six characters and starts with "www" (`embedding` strips it). */
-function isWwwToken(key: string, start: number, end: number): boolean {
-  return end - start > 6 && key.charCodeAt(start) === 0x77 && key.charCodeAt(start + 1) === 0x77 && key.charCodeAt(start + 2) === 0x77;
-}
-
-/**
  * `combo` may pair a brand with "id" in `key`, which holds no keyword: only a key that ends in
  * "id" or holds "id-" (a part that ends in "id"), the identity lure (`githubid`), gets there.
  */
@@ -534,7 +502,7 @@ class Prefilter {
     if (mask === all) return all;
     const key = probe.keys[0]!;
     if (key.length >= MIN_EDIT_DISTANCE_CURATED) {
-      if (key.startsWith('www')) return all;
+      if (key.charCodeAt(0) === 0x77 && key.charCodeAt(1) === 0x77 && key.charCodeAt(2) === 0x77) return all;
       const filters = this.neighbourhoodOf(host.suffix!);
       if (filters !== undefined) {
         // Most labels are their own sound-alike key, whose hash was probed first.
@@ -571,9 +539,8 @@ class Prefilter {
         if (mask === all) return all;
       }
     }
-    // A keyword, or a part that ends in "id" (which each index reads against its brands:
-    // `mayPairWithId`); only a key with a hyphen (`joined`) can hold "id-".
-    return probe.hasKeyword() || key.endsWith('id') || (probe.joined && key.includes('id-')) ? all : mask;
+    // A keyword, or a part that ends in "id" (which each index reads against its brands: `mayPairWithId`).
+    return probe.partEndsInId || probe.hasKeyword() ? all : mask;
   }
 }
 
@@ -599,6 +566,8 @@ class Probe {
    * label): when false, a key that is not empty is its one token and `PROBE_TOKENS[0]` is `firstHash`.
    */
   joined = true;
+  /** The ASCII key `readAscii` read last `endsPartInId` (ends in "id" or holds "id-"). */
+  partEndsInId = false;
   private host: HostParts | undefined = undefined;
   /** Characters of the first key that its hashes read (ASCII labels: `PROBE_PREFIX` holds their prefix hashes). */
   private hashedLength = -1;
@@ -682,8 +651,10 @@ class Probe {
     const n = Math.min(length, maxHashed);
     const tokens = PROBE_TOKENS;
     const powers = POWERS;
+    const roles = CHAR_ROLES;
+    const pairs = PAIR_FLAGS;
+    const separator = SEPARATOR_ROLE;
     let count = 0;
-    let foldable = false;
     let h = 0;
     // A token's hash comes from the prefix hashes where it ends (the key is never longer than
     // `MAX_HASHED` there: see the fallback after the loop).
@@ -691,15 +662,21 @@ class Probe {
     let wordStart = 0;
     let window = 0;
     let mayHaveKeyword = false;
-    let mayHaveSound = false;
     let joined = false;
-    let previous = -1;
+    let partEndsInId = length >= 2 && key.charCodeAt(length - 1) === 0x64 && key.charCodeAt(length - 2) === 0x69;
+    // The `PAIR_FLAGS` of every pair read: whether `phoneticKey` or `foldAscii` may change the key.
+    let flags = 0;
+    let role = 0;
     prefix[0] = 0;
     for (let i = 0; i < length; i++) {
       const c = key.charCodeAt(i);
       if (i < n) prefix[i + 1] = h = (Math.imul(h, base) + c) | 0;
-      if (c === 0x2e || c === 0x2d || c === 0x5f) {
+      const low = c & 0x7f;
+      flags |= pairs[(role << 7) | low]!;
+      role = roles[low]!;
+      if (role === separator && (c === 0x2e || c === 0x2d || c === 0x5f)) {
         if (c !== 0x2e) joined = true;
+        if (c === 0x2d && i >= 2 && key.charCodeAt(i - 1) === 0x64 && key.charCodeAt(i - 2) === 0x69) partEndsInId = true;
         if (i > tokenStart && length <= maxHashed) {
           tokens[count++] = ((prefix[i]! - Math.imul(prefix[tokenStart]!, powers[i - tokenStart]!)) | 0) & 0x3fffffff;
           // `wwwpaypal`, also as `paypal` (`pushTokenHashes`).
@@ -714,17 +691,6 @@ class Probe {
       }
       window = (window << 8) | (c & 0xff);
       if (i >= 3 && !mayHaveKeyword && starts.hasWindow(window)) mayHaveKeyword = true;
-      if (
-        !mayHaveSound &&
-        (c === 0x7a ||
-          (previous === 0x70 && c === 0x68) ||
-          (previous === 0x6b && c === 0x73) ||
-          (previous === 0x63 && (c === 0x73 || c === 0x6b || c === 0x65 || c === 0x69 || c === 0x79)))
-      )
-        mayHaveSound = true;
-      // `nextFold`'s patterns: `0`, `1`, `rn`, `vv`.
-      if (c === 0x30 || c === 0x31 || (previous === 0x72 && c === 0x6e) || (previous === 0x76 && c === 0x76)) foldable = true;
-      previous = c;
     }
     if (length > maxHashed) count = pushTokenHashes(key, tokens, 0);
     else if (length > tokenStart) {
@@ -735,13 +701,15 @@ class Probe {
     if (isWholeTokenShape(shapes, key, wordStart, length)) mayHaveKeyword = true;
     this.firstHash = h & 0x3fffffff;
     this.joined = joined;
+    this.partEndsInId = partEndsInId;
     this.hashedLength = n;
     this.tokenCount = count;
     this.keyword = mayHaveKeyword ? UNKNOWN : NO;
+    const mayHaveSound = (flags & MAY_SOUND) !== 0;
     this.sound = mayHaveSound ? undefined : key;
     this.soundHash = this.firstHash;
     this.hasSoundHash = !mayHaveSound;
-    return foldable;
+    return (flags & MAY_FOLD) !== 0;
   }
 
   /** The host's tokens (`tokensOf` with the first key), split once for both indexes. */
@@ -815,7 +783,7 @@ class Probe {
     if (!this.allTokenHashes) {
       if (this.tokenCount < 0) this.tokenCount = pushTokenHashes(this.keys[0]!, PROBE_TOKENS, 0);
       const subdomain = this.host!.subdomain;
-      if (subdomain !== '') this.tokenCount = pushTokenHashes(foldAscii(subdomain), PROBE_TOKENS, this.tokenCount);
+      if (subdomain !== '') this.tokenCount = pushTokenHashes(subdomain, PROBE_TOKENS, this.tokenCount);
       this.allTokenHashes = true;
     }
     return this.tokenCount;

@@ -1,3 +1,5 @@
+import { foldAscii } from './skeleton.js';
+
 /**
  * String distances for typosquat detection: one edit or one swap (Chromium's
  * `IsEditDistanceAtMostOne`, `HasOneCharacterSwap`), Chromium's false-positive exclusions, a
@@ -179,6 +181,64 @@ export function phoneticKeyHash(label: string): number {
   return h & 0x3fffffff;
 }
 
+/**
+ * What a character is as the first of a pair that `phoneticKey` or `foldAscii` rewrites (`p` of
+ * `ph`, `k` of `ks`, `c` of `cs`/`ck`/`ce`/`ci`/`cy`, `r` of `rn`, `v` of `vv`), or whether it
+ * separates tokens (`.`, `-`, `_`: `SEPARATOR_ROLE`), by its low seven bits; 0 for the rest.
+ * With `PAIR_FLAGS`, a pass that reads a key for its hashes learns in two table reads a
+ * character whether either rewrite may apply, instead of testing each pattern.
+ */
+export const CHAR_ROLES = new Uint8Array(128);
+export const SEPARATOR_ROLE = 6;
+/** A `PAIR_FLAGS` bit: a rule of `phoneticKey` may apply. */
+export const MAY_SOUND = 1;
+/** A `PAIR_FLAGS` bit: `foldAscii` may change the text. */
+export const MAY_FOLD = 2;
+/**
+ * `PAIR_FLAGS[(role << 7) | (c & 0x7f)]`: the rewrites that may apply at a character `c` after
+ * one of `CHAR_ROLES` `role`. A character past ASCII reads as its low seven bits, which can only
+ * raise a flag that does not apply (the caller then reads the rewritten text, equal to the text).
+ */
+export const PAIR_FLAGS = new Uint8Array((SEPARATOR_ROLE + 1) << 7);
+{
+  const roles: readonly (readonly [string, number])[] = [
+    ['p', 1],
+    ['k', 2],
+    ['c', 3],
+    ['r', 4],
+    ['v', 5],
+    ['.', SEPARATOR_ROLE],
+    ['-', SEPARATOR_ROLE],
+    ['_', SEPARATOR_ROLE],
+  ];
+  for (const [ch, role] of roles) CHAR_ROLES[ch.charCodeAt(0)] = role;
+  const pair = (role: number, next: string, flag: number): void => {
+    for (const ch of next) PAIR_FLAGS[(role << 7) | ch.charCodeAt(0)]! |= flag;
+  };
+  // `z`, `0` and `1` are rewritten whatever comes before them.
+  for (let role = 0; role <= SEPARATOR_ROLE; role++) {
+    pair(role, 'z', MAY_SOUND);
+    pair(role, '01', MAY_FOLD);
+  }
+  pair(1, 'h', MAY_SOUND);
+  pair(2, 's', MAY_SOUND);
+  pair(3, 'skeiy', MAY_SOUND);
+  pair(4, 'n', MAY_FOLD);
+  pair(5, 'v', MAY_FOLD);
+}
+
+/** The `PAIR_FLAGS` of every pair of `text`, as a pass over it gathers them: no `MAY_SOUND`, no rule of `phoneticKey` applies; no `MAY_FOLD`, `foldAscii` returns it as it is. */
+export function pairFlags(text: string): number {
+  let flags = 0;
+  let role = 0;
+  for (let i = 0; i < text.length; i++) {
+    const low = text.charCodeAt(i) & 0x7f;
+    flags |= PAIR_FLAGS[(role << 7) | low]!;
+    role = CHAR_ROLES[low]!;
+  }
+  return flags;
+}
+
 /** Where a rule of `phoneticKey` first applies at or after `from` (`ph`, `cs`, `ks`, `ck`, `ce`/`ci`/`cy`, `z`), or -1. */
 function firstPhoneticChange(label: string, from: number): number {
   for (let i = from; i < label.length; i++) {
@@ -218,6 +278,61 @@ export function keyHash(text: string): number {
   const n = Math.min(text.length, MAX_HASHED);
   for (let i = 0; i < n; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
   return h & 0x3fffffff;
+}
+
+/** `keyHash` of the piece of `text` from `start` to `end`. */
+function pieceKeyHash(text: string, start: number, end: number): number {
+  let h = 0;
+  const n = Math.min(end, start + MAX_HASHED);
+  for (let i = start; i < n; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  return h & 0x3fffffff;
+}
+
+/** The token of `key` from `start` to `end` has more than six characters and starts with "www" (`embedding` strips it). */
+export function isWwwToken(key: string, start: number, end: number): boolean {
+  return end - start > 6 && key.charCodeAt(start) === 0x77 && key.charCodeAt(start + 1) === 0x77 && key.charCodeAt(start + 2) === 0x77;
+}
+
+/**
+ * Appends the `keyHash` of each token of `foldAscii(text)` (split at dots, hyphens and
+ * underscores) to `out` from `count` and returns the new count; after a token that
+ * `isWwwToken`, also the hash of the token without its "www" (`embedding` looks `wwwpaypal` up
+ * as `paypal`). The hashes are computed as the text is read, so no token string is cut, and the
+ * same pass tells (`PAIR_FLAGS`) whether the fold may change the text: only then is the folded
+ * text built and read instead (`ns1`, `mx0`: most text has no fold).
+ */
+export function pushTokenHashes(text: string, out: Int32Array, count: number): number {
+  const first = count;
+  const roles = CHAR_ROLES;
+  const pairs = PAIR_FLAGS;
+  const base = HASH_BASE;
+  let flags = 0;
+  let role = 0;
+  let h = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const low = c & 0x7f;
+    flags |= pairs[(role << 7) | low]!;
+    role = roles[low]!;
+    if (role === SEPARATOR_ROLE && (c === 0x2e || c === 0x2d || c === 0x5f)) {
+      if (i > start) count = pushToken(text, start, i, h, out, count);
+      h = 0;
+      start = i + 1;
+    } else h = (Math.imul(h, base) + c) | 0;
+  }
+  if (text.length > start) count = pushToken(text, start, text.length, h, out, count);
+  if ((flags & MAY_FOLD) === 0) return count;
+  const folded = foldAscii(text);
+  return folded === text ? count : pushTokenHashes(folded, out, first);
+}
+
+/** `pushTokenHashes` of one token, `h` the hash of all its characters. */
+function pushToken(text: string, start: number, end: number, h: number, out: Int32Array, count: number): number {
+  // `keyHash` reads at most `MAX_HASHED` characters of a key.
+  out[count++] = end - start > MAX_HASHED ? pieceKeyHash(text, start, end) : h & 0x3fffffff;
+  if (isWwwToken(text, start, end)) out[count++] = pieceKeyHash(text, start + 3, end);
+  return count;
 }
 
 /**

@@ -268,6 +268,24 @@ const PASS_EDGES = [
   'https://example.com/?v=415%C2%A0555%C2%A02671',
   'https://example.com/?v=06%E2%80%8312%E2%80%8334%E2%80%8356%E2%80%8378',
   'https://example.com/?state=Qyxo5z1hzh2zWPPK60-3l361enRUZcKd&v=a%40b.example',
+  // The path, query and fragment read where they stand in `href`, next to a lone `?` or `#`
+  // (which `search` and `hash` leave out), in canonical and in parsed URLs.
+  'https://example.com/?password=reset#',
+  'https://example.com/?password=Winter2024#',
+  'https://example.com/?password=Winter2024#x',
+  'https://EXAMPLE.com/?password=Winter2024#',
+  'https://example.com:8443/a?password=Winter2024#',
+  'https://example.com/a?#password=Winter2024',
+  'https://EXAMPLE.com/a?#password=reset&token=abc',
+  'https://example.com/?#',
+  'https://example.com/password/reset?',
+  'https://example.com/password/reset?#',
+  'https://EXAMPLE.com/password/reset?#x',
+  'https://example.com/password/reset#',
+  'https://example.com/password/Winter2024?x=1',
+  'https://example.com/password/reset?next=/home',
+  'https://example.com/cb?code=abcdef#state=1',
+  'https://example.com/a?x=1#ghp_abcdefghijklmnopqrstuvwxyz0123456789',
 ];
 
 /**

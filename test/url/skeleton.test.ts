@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldAscii, labelKey, labelKeys, removeDiacritics } from '../../src/url/skeleton.js';
+import { runCount } from '../properties/runs.js';
+import * as reference from './reference/url/skeleton.js';
 
 const require = createRequire(import.meta.url);
 
@@ -64,5 +67,66 @@ describe('labelKeys', () => {
 
   it('leaves characters without a Latin look-alike as they are', () => {
     expect(labelKey('例え')).toBe('例え');
+  });
+});
+
+describe('the keys read code point by code point', () => {
+  // The skeleton and the diacritic remover map each code point on its own where the whole-text
+  // steps (NFD, NFC, lower case) cannot tell the difference; the reference runs the steps.
+  const LGC = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}0-9._\-\u0300-\u0339]$/u;
+  const MARK = /\p{Mn}/gu;
+
+  /** The label's keys and diacritic-free form, here and in the reference, as one string each. */
+  function keys(label: string) {
+    const ours = JSON.stringify([labelKeys(label), labelKey(label), removeDiacritics(label)]);
+    const theirs = JSON.stringify([reference.labelKeys(label), reference.labelKey(label), reference.removeDiacritics(label)]);
+    return { ours, theirs };
+  }
+
+  it('leaves of a Latin, Greek or Cyrillic character, its marks removed, only characters that never compose or reorder', () => {
+    // Every code point that a composition can add to what precedes it follows the first one in
+    // some canonical decomposition.
+    const seconds = new Set<string>();
+    for (let cp = 0; cp < 0x110000; cp++) {
+      if (cp >= 0xd800 && cp < 0xe000) continue;
+      const decomposed = Array.from(String.fromCodePoint(cp).normalize('NFD'));
+      for (let i = 1; i < decomposed.length; i++) seconds.add(decomposed[i]!);
+    }
+    const starter = (ch: string) =>
+      `a\u0345${ch}`.normalize('NFD') === `a\u0345${ch}` && `a${ch}\u0334`.normalize('NFD') === `a${ch}\u0334`;
+    const offending: string[] = [];
+    for (let cp = 0; cp < 0x10000; cp++) {
+      const ch = String.fromCharCode(cp);
+      if (!LGC.test(ch)) continue;
+      for (const left of ch.normalize('NFD').replace(MARK, '')) if (seconds.has(left) || !starter(left)) offending.push(ch);
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it('gives every BMP code point, next to letters and marks, the keys the reference gives', { timeout: 30_000 }, () => {
+    const differing: string[] = [];
+    // Lone surrogates included: a Punycode label can decode to one.
+    for (let cp = 0; cp < 0x10000; cp++) {
+      const ch = String.fromCharCode(cp);
+      for (const label of [`a${ch}\u0301${ch}\u0e39\u0e48`, `\u03a3${ch}`]) {
+        const { ours, theirs } = keys(label);
+        if (ours !== theirs) differing.push(label);
+      }
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it('gives labels of letters, marks in any order, sigmas and look-alikes the keys the reference gives', () => {
+    const pool = Array.from(
+      'aemnrv01-ΣσςΑάΐаеірСäößåéłøǥﬁ\u0300\u0301\u0307\u0308\u0323\u0327\u0334\u0345\u0e31\u0e38\u0e39\u0e48\u0e49ดูหีไ' +
+        '\u0f71\u0f72\u0f73\u0f80ᄀ\u1161\u11a8가ἀᾳ\u3099かアㄱ\u05b0\u05bcש\u0651\u064eب—一०০ӏþœᴀİ\u{1d400}\u{10780}\ud800\udc00',
+    );
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pool), { maxLength: 10 }), (chars) => {
+        const { ours, theirs } = keys(chars.join(''));
+        expect(ours).toBe(theirs);
+      }),
+      { numRuns: runCount(3000) },
+    );
   });
 });

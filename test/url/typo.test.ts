@@ -6,15 +6,21 @@ import {
   hasOneSwap,
   isLikelyEditDistanceFalsePositive,
   isPlausibleTypo,
+  isWwwToken,
   keyHash,
   MAX_HASHED,
+  MAY_FOLD,
+  MAY_SOUND,
   MAX_PIECED,
   neighbourhoodHashes,
+  pairFlags,
   phoneticKey,
   phoneticKeyHash,
   pieceHashes,
   prefixHashes,
+  pushTokenHashes,
 } from '../../src/url/typo.js';
+import { foldAscii } from '../../src/url/skeleton.js';
 
 function hashSet(text: string): Set<number> {
   const n = neighbourhoodHashes(text);
@@ -191,5 +197,85 @@ describe('phoneticKey', () => {
     // Past the characters `keyHash` reads: the key is shorter than the label where two letters became one.
     for (const label of ['ph'.repeat(200), 'z'.repeat(MAX_HASHED + 7), `${'a'.repeat(MAX_HASHED - 1)}ck`, `${'ck'.repeat(130)}zz`])
       expect(phoneticKeyHash(label)).toBe(keyHash(phoneticKey(label)));
+  });
+});
+
+describe('pairFlags', () => {
+  // A key read for its hashes skips `phoneticKey` and `foldAscii` when its flags say neither applies.
+  const holds = (text: string): void => {
+    const flags = pairFlags(text);
+    if ((flags & MAY_SOUND) === 0) expect(phoneticKey(text), text).toBe(text);
+    if ((flags & MAY_FOLD) === 0) expect(foldAscii(text), text).toBe(text);
+  };
+
+  it('raises a flag for every pair a rewrite reads, after any character (all pairs of ASCII and some others)', () => {
+    const units = [...Array.from({ length: 128 }, (_, c) => String.fromCharCode(c)), 'é', 'к', '\u0170', '\u00f0', '\u01e8'];
+    for (const a of units) {
+      holds(a);
+      for (const b of units) holds(a + b);
+    }
+  });
+
+  it('holds for longer text too', () => {
+    const unit = fc.constantFrom(...'phcksziyenrvw01-._a'.split(''), 'é', '\u00f0');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 24 }), (units) => holds(units.join(''))),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('raises none for most labels', () => {
+    for (const label of ['github', 'example', 'wikipedia', 'a-b_c.d']) expect(pairFlags(label)).toBe(0);
+    expect(pairFlags('paypa1') & MAY_FOLD).not.toBe(0);
+    expect(pairFlags('amazon') & MAY_SOUND).not.toBe(0);
+  });
+});
+
+describe('pushTokenHashes', () => {
+  /** The hashes the look-alike indexes key a host's tokens by: each token of the folded text, and a "www" token without it. */
+  function tokenHashes(text: string): number[] {
+    const out: number[] = [];
+    for (const token of foldAscii(text).split(/[.\-_]/)) {
+      if (token === '') continue;
+      out.push(keyHash(token));
+      if (isWwwToken(token, 0, token.length)) out.push(keyHash(token.slice(3)));
+    }
+    return out;
+  }
+
+  const pushed = (text: string, from = 0): number[] => {
+    const out = new Int32Array(text.length * 2 + from + 2).fill(-1);
+    const count = pushTokenHashes(text, out, from);
+    // Nothing before `from` is written.
+    expect(Array.from(out.subarray(0, from))).toEqual(Array<number>(from).fill(-1));
+    return Array.from(out.subarray(from, count));
+  };
+
+  it('hashes the tokens of the folded text, "www" tokens also without it', () => {
+    const unit = fc.constantFrom(...'wwwvvrn01pal.-_'.split(''), 'é');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 30 }), fc.nat({ max: 3 }), (units, from) => {
+        const text = units.join('');
+        expect(pushed(text, from)).toEqual(tokenHashes(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('reads at most MAX_HASHED characters of a token, as keyHash does', () => {
+    for (const text of [
+      'a'.repeat(MAX_HASHED + 20),
+      `x.${'w'.repeat(MAX_HASHED + 5)}-y`,
+      `${'b'.repeat(MAX_HASHED)}1.c`,
+      `www${'rn'.repeat(MAX_HASHED)}`,
+      `vv${'v'.repeat(MAX_HASHED + 3)}`,
+    ])
+      expect(pushed(text)).toEqual(tokenHashes(text));
+  });
+
+  it('hashes the examples the rules read', () => {
+    expect(pushed('login.wwwpaypal')).toEqual([keyHash('login'), keyHash('wwwpaypal'), keyHash('paypal')]);
+    expect(pushed('ns1.rnail-x')).toEqual([keyHash('nsl'), keyHash('mail'), keyHash('x')]);
+    expect(pushed('vvvvvvpaypal')).toEqual([keyHash('wwwpaypal'), keyHash('paypal')]);
   });
 });
