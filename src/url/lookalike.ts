@@ -592,6 +592,9 @@ class Probe {
   private readonly asciiKeys: string[] = [''];
   /** `tokensOf` the host, once both indexes may need it (null: not split yet). */
   private split: Tokens | null = null;
+  /** `labelParts()`, and the host it was read for. */
+  private parts: LabelParts | null = null;
+  private partsHost: HostParts | undefined = undefined;
 
   constructor(host?: HostParts) {
     if (host !== undefined) this.reset(host);
@@ -712,6 +715,15 @@ class Probe {
   /** The host's tokens (`tokensOf` with the first key), split once for both indexes. */
   tokens(): Tokens {
     return (this.split ??= tokensOf(this.host!, this.keys[0]!));
+  }
+
+  /** The first key cut at its hyphens (`LabelParts`), read once per host for both indexes' `combo`. */
+  labelParts(): LabelParts {
+    if (this.partsHost !== this.host) {
+      this.parts = new LabelParts(this.keys[0]!, this.hasKeyword());
+      this.partsHost = this.host;
+    }
+    return this.parts!;
   }
 
   /** `phoneticKey` of the first key. */
@@ -886,6 +898,13 @@ class BrandScanner {
     return this.lengths.length > 0 && this.starts.mayContain(text);
   }
 
+  /** Some brand occurs in `text` (`longestAt` finds one at some position). */
+  occursIn(text: string): boolean {
+    if (!this.mayContain(text)) return false;
+    for (let at = 0; at + MIN_COMBO_SUBSTRING <= text.length; at++) if (this.longestAt(text, at) !== null) return true;
+    return false;
+  }
+
   /** The longest brand that starts at `at` in `text`, or null. */
   longestAt(text: string, at: number): string | null {
     // Every brand has four characters or more (`MIN_COMBO_SUBSTRING`), so its first four are in `starts`.
@@ -941,6 +960,115 @@ function hasWholeTokenKeyword(text: string): boolean {
   return false;
 }
 
+/**
+ * A label key cut at its hyphens (as `key.split('-')`, empty parts included), with what
+ * `comboInLabel` asks of each part: its `keyHash` and whether it holds a keyword. Read once per
+ * host for both indexes (`Probe.labelParts`); a part's string is cut only once a filter lets its
+ * hash through.
+ */
+class LabelParts {
+  readonly key: string;
+  readonly count: number;
+  /** Where each part starts and ends (the hyphen after it, or the key's end). */
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  readonly hashes: number[] = [];
+  private readonly strings: (string | undefined)[] = [];
+  /** Whether each part holds a keyword (`containsKeyword`), and how many do: read once asked for (-1 until then). */
+  private readonly keywords: boolean[] = [];
+  private keywordTotal = -1;
+  private readonly keyHasKeyword: boolean;
+  private joined: string | undefined = undefined;
+
+  /** `keyHasKeyword` is `containsKeyword(key)`: when false, no part holds a keyword (a keyword never spans a hyphen). */
+  constructor(key: string, keyHasKeyword: boolean) {
+    this.key = key;
+    let start = 0;
+    let h = 0;
+    for (let i = 0; i <= key.length; i++) {
+      const c = i < key.length ? key.charCodeAt(i) : 0x2d;
+      if (c !== 0x2d) {
+        // `keyHash` reads at most MAX_HASHED characters of a key.
+        if (i - start < MAX_HASHED) h = (Math.imul(h, HASH_BASE) + c) | 0;
+        continue;
+      }
+      this.starts.push(start);
+      this.ends.push(i);
+      this.hashes.push(h & 0x3fffffff);
+      this.strings.push(undefined);
+      start = i + 1;
+      h = 0;
+    }
+    this.count = this.starts.length;
+    this.keyHasKeyword = keyHasKeyword;
+  }
+
+  /** How many parts hold a keyword. */
+  get keywordCount(): number {
+    if (this.keywordTotal < 0) {
+      let count = 0;
+      for (let i = 0; i < this.count; i++) {
+        const keyword = this.keyHasKeyword && (this.count === 1 || containsKeyword(this.part(i)));
+        this.keywords.push(keyword);
+        if (keyword) count++;
+      }
+      this.keywordTotal = count;
+    }
+    return this.keywordTotal;
+  }
+
+  part(i: number): string {
+    return (this.strings[i] ??= this.count === 1 ? this.key : this.key.slice(this.starts[i], this.ends[i]));
+  }
+
+  length(i: number): number {
+    return this.ends[i]! - this.starts[i]!;
+  }
+
+  start(i: number): number {
+    return this.starts[i]!;
+  }
+
+  end(i: number): number {
+    return this.ends[i]!;
+  }
+
+  hasKeyword(i: number): boolean {
+    return this.keywordCount > 0 && this.keywords[i]!;
+  }
+
+  /** The key without its hyphens (`parts.join('')`). */
+  joinedKey(): string {
+    return (this.joined ??= this.count === 1 ? this.key : this.key.replaceAll('-', ''));
+  }
+
+  /** `keyHash` of part `i` without its last `drop` characters. */
+  stemHash(i: number, drop: number): number {
+    return rangeHash(this.key, this.starts[i]!, this.ends[i]! - drop, 0, 0);
+  }
+
+  /** `keyHash` of parts `i` and `i + 1` joined. */
+  pairHash(i: number): number {
+    return rangeHash(this.key, this.starts[i]!, this.ends[i]!, this.starts[i + 1]!, this.ends[i + 1]!);
+  }
+}
+
+/** A part of `parts` other than part `i`, and not the same text, holds a keyword. */
+function hasKeywordInOtherPart(parts: LabelParts, i: number): boolean {
+  if (parts.keywordCount === 0 || (parts.keywordCount === 1 && parts.hasKeyword(i))) return false;
+  for (let j = 0; j < parts.count; j++) if (parts.hasKeyword(j) && parts.part(j) !== parts.part(i)) return true;
+  return false;
+}
+
+/** `keyHash` of `text` from `start` to `end` followed by `text` from `start2` to `end2` (without cutting either out). */
+function rangeHash(text: string, start: number, end: number, start2: number, end2: number): number {
+  let h = 0;
+  let read = 0;
+  for (let i = start; i < end && read < MAX_HASHED; i++, read++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  for (let i = start2; i < end2 && read < MAX_HASHED; i++, read++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  return h & 0x3fffffff;
+}
+
 function match(code: UrlFindingCode, target: IndexedSite, how: string, severity: 'error' | 'warning' = 'error'): LookalikeMatch {
   return { code, severity, target: target.site.domain, how };
 }
@@ -952,6 +1080,8 @@ export class LookalikeIndex {
   private readonly byRegistrableKey = new Map<string, IndexedSite[]>();
   /** `key(label)` → sites: the same brand on any suffix. */
   private readonly byLabelKey: KeyMap;
+  /** The sites of `byLabelKey` whose label is not its own key (`auth0`, key `autho`): the only ones an unfolded label can fold to. */
+  private readonly byFoldedLabelKey: KeyMap;
   private readonly byPhoneticKey: KeyMap;
   /**
    * Deletion neighbourhood of label keys, per public suffix: the hash of every key and of every
@@ -976,6 +1106,11 @@ export class LookalikeIndex {
   private readonly hashFilter: Uint32Array;
   /** Dotted embedding targets (`apple` + `com` in `apple.com.evil.net`): every site with a label of 4+. */
   private readonly dottedTargets: KeyMap;
+  /**
+   * Each dotted target with the first label of its suffix (`pairHash` of their hashes: `apple`
+   * then `com`): a token is an embedded target only when the next token is that label.
+   */
+  private readonly dottedPairs: BlockedFilter;
   /** Glued embedding targets, distinctive labels only (`paypalcom`). */
   private readonly gluedTargets: KeyMap;
   /** Combo-squatting brands that are not words: matched inside longer labels too. */
@@ -986,6 +1121,10 @@ export class LookalikeIndex {
   private readonly wordBrands = new Map<string, IndexedSite[]>();
   /** `wordBrands` as pairs in insertion order, for the scan that cannot look a brand up. */
   private readonly wordBrandList: readonly (readonly [string, readonly IndexedSite[]])[];
+  /** The first and the last four characters of each word brand (`mayGlueWordBrand`), and their `keyHash`es. */
+  private readonly wordBrandStarts: WordStartFilter;
+  private readonly wordBrandEnds: WordStartFilter;
+  private readonly wordBrandHashes: BlockedFilter;
   /**
    * This index's bit in the `Prefilter` in front of it (`BUILT_IN` or `POLICY_INDEX`), for reading
    * what the prefilter found of it in the probe; every bit for an index no prefilter stands before.
@@ -1001,6 +1140,7 @@ export class LookalikeIndex {
     // Filters sized to the list: a policy's 5,000 domains would fill the smallest ones.
     const keyWords = filterWords(3 * all.size, KEY_FILTER_WORDS);
     this.byLabelKey = new KeyMap(keyWords);
+    this.byFoldedLabelKey = new KeyMap(KEY_FILTER_WORDS);
     this.byPhoneticKey = new KeyMap(keyWords);
     this.dottedTargets = new KeyMap(keyWords);
     this.gluedTargets = new KeyMap(keyWords);
@@ -1009,12 +1149,14 @@ export class LookalikeIndex {
     this.hashFilter = new Uint32Array(filterWords(12 * all.size, HASH_FILTER_WORDS));
     const hashMask = this.hashFilter.length - 1;
     const indexedByDomain = new Map<string, IndexedSite>();
+    const dottedPairs: number[] = [];
     for (const site of all.values()) {
       const labelKey = labelKeys(toUnicodeHost(site.label))[0]!;
       const indexed: IndexedSite = { site, labelKey, suffixLabels: site.suffix.split('.') };
       indexedByDomain.set(site.domain, indexed);
       push(this.byRegistrableKey, `${labelKey}.${site.suffix}`, indexed);
       this.byLabelKey.add(labelKey, indexed);
+      if (site.label !== labelKey) this.byFoldedLabelKey.add(labelKey, indexed);
       if (labelKey.length >= (site.curated ? MIN_EDIT_DISTANCE_CURATED : MIN_EDIT_DISTANCE_LABEL)) {
         this.byPhoneticKey.add(phoneticKey(labelKey), indexed);
         let bySuffix = this.deletions.get(site.suffix);
@@ -1029,6 +1171,7 @@ export class LookalikeIndex {
       }
       if (site.label.length >= MIN_EMBEDDED_LABEL) {
         this.dottedTargets.add(labelKey, indexed);
+        dottedPairs.push(pairHash(keyHash(labelKey), keyHash(indexed.suffixLabels[0]!)));
         if (!site.commonWord) {
           // `paypalcom`: only for suffixes of three letters or more, since `youtu`+`be` is `youtube`.
           const joinedSuffix = site.suffix.replaceAll('.', '');
@@ -1047,6 +1190,10 @@ export class LookalikeIndex {
     this.distinctiveBrandScanner = new BrandScanner(substrings);
     for (const [suffix, bySuffix] of this.deletions) this.neighbourFilters.set(suffix, new BlockedFilter([...bySuffix.keys()]));
     this.wordBrandList = [...this.wordBrands];
+    this.dottedPairs = new BlockedFilter(dottedPairs);
+    this.wordBrandStarts = new WordStartFilter([...this.wordBrands.keys()]);
+    this.wordBrandEnds = new WordStartFilter([...this.wordBrands.keys()].map((brand) => brand.slice(-MIN_COMBO_SUBSTRING)));
+    this.wordBrandHashes = new BlockedFilter([...this.wordBrands.keys()].map(keyHash));
     this.dottedTargets.orInto(this.tokenFilter);
     this.gluedTargets.orInto(this.tokenFilter);
     this.distinctiveBrands.orInto(this.tokenFilter);
@@ -1099,7 +1246,8 @@ export class LookalikeIndex {
   /**
    * False when no table of this index can match the ASCII `host`: decided from filter bits alone,
    * for the conditions `strongest` needs (its label key, a "www" prefix, a sound-alike or a
-   * one-edit neighbour under a suffix with sites, a brand, a token or glued target, a keyword).
+   * one-edit neighbour under a suffix with sites, a brand, a token or glued target, a keyword
+   * with a brand of this index in the label).
    */
   mayMatchAscii(host: HostParts, probe: Probe): boolean {
     const hash = probe.firstHash;
@@ -1121,7 +1269,32 @@ export class LookalikeIndex {
     }
     if (probe.singleToken ? label && this.gluedTargets.mayHave(hash) : anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter))
       return true;
-    return this.mayPairWithId(probe.keys) || probe.hasKeyword();
+    return this.mayPairWithId(probe.keys) || this.mayPairWithKeyword(probe);
+  }
+
+  /**
+   * False when `combo` cannot pair a brand of this index with a keyword in the ASCII label of
+   * `probe` (or the label holds none). Each of its rules needs a brand in the label:
+   * - a distinctive brand of four characters or more anywhere in it, the stem of a part that ends
+   *   in "id" included (the scanner's brands; they are looked up, not only their first four
+   *   characters, since `share` starts `sharepoint` and `coin` starts `coinbase`);
+   * - a distinctive brand as a part, or as two parts joined (shorter brands too);
+   * - a word brand as a part, or at either end of one.
+   * A brand as a token of the subdomain is in `tokenFilter`, which `mayMatchAscii` asks first.
+   */
+  private mayPairWithKeyword(probe: Probe): boolean {
+    if (!probe.hasKeyword()) return false;
+    const parts = probe.labelParts();
+    const key = parts.key;
+    if (this.distinctiveBrandScanner.occursIn(key)) return true;
+    const words = this.wordBrandList.length > 0;
+    for (let i = 0; i < parts.count; i++) {
+      const hash = parts.hashes[i]!;
+      if (this.distinctiveBrands.mayHave(hash)) return true;
+      if (i + 1 < parts.count && this.distinctiveBrands.mayHave(parts.pairHash(i))) return true;
+      if (words && (this.wordBrandHashes.mayHave(hash) || this.mayGlueWordBrand(key, parts.start(i), parts.end(i)))) return true;
+    }
+    return false;
   }
 
   /**
@@ -1167,7 +1340,7 @@ export class LookalikeIndex {
     // those tables knows (the token hashes against the tables' filter tell), and then no token can match.
     const tokens = probe.singleToken
       ? null
-      : host.idn || anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter)
+      : host.idn || (anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter) && this.mayMatchTokens(host, keys[0]!))
         ? probe.tokens()
         : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
@@ -1176,15 +1349,37 @@ export class LookalikeIndex {
     // done here.
     if (
       (tokens === null ? !this.gluedTargets.mayHave(firstHash) : tokens === NO_TOKENS) &&
-      !probe.hasKeyword() &&
+      !(host.idn ? probe.hasKeyword() : this.mayPairWithKeyword(probe)) &&
       !this.mayPairWithId(keys)
     )
       return null;
     const embedding = this.embedding(host, keys[0]!, firstHash, tokens);
     if (embedding?.severity === 'error') return embedding;
-    const combo = this.combo(host, keys, tokens);
+    const combo = this.combo(host, probe, tokens);
     if (combo !== null) return combo;
     return embedding ?? this.brandInSubdomain(host, tokens);
+  }
+
+  /**
+   * False when no rule that reads the tokens of the ASCII `host` (with its label key) can match in
+   * this index, told from their hashes before the host is split (`readTokenHashes`): `embedding`
+   * needs a target followed by the first label of its suffix (`dottedPairs`) or a "www" token, or
+   * a glued target; `combo` and `brandInSubdomain` a distinctive brand in the subdomain.
+   */
+  private mayMatchTokens(host: HostParts, labelKey: string): boolean {
+    const count = readTokenHashes(host, labelKey);
+    const hashes = TOKEN_HASHES;
+    for (let i = 0; i < count; i++) {
+      const hash = hashes[i]!;
+      if (this.gluedTargets.mayHave(hash)) return true;
+      if (i < TOKEN_SUBDOMAIN_COUNT && this.distinctiveBrands.mayHave(hash)) return true;
+      if (
+        i + 1 < count &&
+        (TOKEN_WWW[i] === 1 || (this.dottedTargets.mayHave(hash) && this.dottedPairs.mayHave(pairHash(hash, hashes[i + 1]!))))
+      )
+        return true;
+    }
+    return false;
   }
 
   /**
@@ -1236,8 +1431,9 @@ export class LookalikeIndex {
       const key = keys[k]!;
       const hash = k === 0 ? probe.firstHash : keyHash(key);
       // Digit-for-letter and letter-pair tricks fold to the brand exactly (`paypa1`, `rnicrosoft`,
-      // and `autho` for `auth0`).
-      const folded = this.byLabelKey.get(key, hash);
+      // and `autho` for `auth0`). A site whose label is the host's is no such trick: an ASCII label
+      // that is its own key only reads the sites whose label is not theirs.
+      const folded = (!host.idn && key === label ? this.byFoldedLabelKey : this.byLabelKey).get(key, hash);
       for (let i = 0; folded !== undefined && i < folded.length; i++) {
         const candidate = folded[i]!;
         if (candidate.site.label === label || candidate.site.label.length < 4 || this.owns(candidate, host)) continue;
@@ -1337,8 +1533,11 @@ export class LookalikeIndex {
     }
     const { keys, hashes, separators } = tokens;
     let hyphenated: LookalikeMatch | null = null;
-    for (let i = 0; i < keys.length; i++) {
+    // A target is followed by the labels of its suffix: the last token is none.
+    for (let i = 0; i + 1 < keys.length; i++) {
       let targets = this.dottedTargets.get(keys[i]!, hashes[i]);
+      // Most targets (`google` in `google-analytics.com`) are not followed by their suffix's first label.
+      if (targets !== undefined && !this.dottedPairs.mayHave(pairHash(hashes[i]!, hashes[i + 1]!))) continue;
       // `wwwpaypal-com.info`: the brand behind a glued "www".
       if (targets === undefined && keys[i]!.startsWith('www') && keys[i]!.length > 6) targets = this.dottedTargets.get(keys[i]!.slice(3));
       if (targets === undefined) continue;
@@ -1383,17 +1582,20 @@ export class LookalikeIndex {
     return match(UrlFinding.lookalikeEmbedded, candidate, 'embeds', severity);
   }
 
-  private combo(host: HostParts, keys: readonly string[], tokens: Tokens | null): LookalikeMatch | null {
+  private combo(host: HostParts, probe: Probe, tokens: Tokens | null): LookalikeMatch | null {
+    const keys = probe.keys;
     let keyword = false;
-    for (const key of keys) {
-      if (!containsKeyword(key)) {
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      // The probe knows whether its one key holds a keyword.
+      if (!(keys.length === 1 ? probe.hasKeyword() : containsKeyword(key))) {
         // `githubid-github`: no keyword, but a brand glued to "id".
-        const id = key.includes('id-') || key.endsWith('id') ? this.comboInLabel(key, host) : null;
+        const id = endsPartInId(key) ? this.comboInLabel(k === 0 ? probe.labelParts() : new LabelParts(key, false), host) : null;
         if (id !== null) return id;
         continue;
       }
       keyword = true;
-      const hit = this.comboInLabel(key, host);
+      const hit = this.comboInLabel(k === 0 ? probe.labelParts() : new LabelParts(key, true), host);
       if (hit !== null) return hit;
     }
     // A brand as its own subdomain label, a keyword in the site's name (`paypal.account-verify.com`).
@@ -1411,33 +1613,41 @@ export class LookalikeIndex {
    * brands of four characters or more, so a pair that joins into fewer (`a-ws`, `o-kx`) is
    * admitted as it is.
    */
-  private maySplitBrand(parts: readonly string[]): boolean {
-    for (let i = 0; i + 1 < parts.length; i++) if (parts[i]!.length + parts[i + 1]!.length < MIN_COMBO_SUBSTRING) return true;
-    return this.distinctiveBrandScanner.mayContain(parts.join(''));
+  private maySplitBrand(parts: LabelParts): boolean {
+    for (let i = 0; i + 1 < parts.count; i++) if (parts.length(i) + parts.length(i + 1) < MIN_COMBO_SUBSTRING) return true;
+    return this.distinctiveBrandScanner.mayContain(parts.joinedKey());
   }
 
-  /** `key` contains a keyword. */
-  private comboInLabel(key: string, host: HostParts): LookalikeMatch | null {
-    const parts = key.split('-');
+  /** A brand in `key` (with its `parts`) paired with a keyword or glued to "id". */
+  private comboInLabel(parts: LabelParts, host: HostParts): LookalikeMatch | null {
+    const key = parts.key;
+    const count = parts.count;
+    const brands = this.distinctiveBrands;
     // `githubid-github`: a brand glued to "id", the account-identity lure (`appleid`).
-    for (const part of parts) {
-      if (part.length < 6 || !part.endsWith('id')) continue;
-      const brand = this.firstForeign(this.distinctiveBrands.get(part.slice(0, -2)), host);
+    for (let i = 0; i < count; i++) {
+      if (parts.length(i) < 6 || key.charCodeAt(parts.end(i) - 2) !== 0x69 || key.charCodeAt(parts.end(i) - 1) !== 0x64) continue;
+      const hash = parts.stemHash(i, 2);
+      if (!brands.mayHave(hash)) continue;
+      const brand = this.firstForeign(brands.get(parts.part(i).slice(0, -2), hash), host);
       if (brand !== null) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
     }
-    // `pay-pal-support`: a brand split by a hyphen, then a keyword.
-    if (parts.length > 2 && this.maySplitBrand(parts)) {
-      for (let i = 0; i + 1 < parts.length; i++) {
-        const joined = parts[i]! + parts[i + 1]!;
-        const brand = this.firstForeign(this.distinctiveBrands.get(joined), host);
-        if (brand !== null && parts.some((p, j) => j !== i && j !== i + 1 && containsKeyword(p)))
-          return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
+    // Every rule below but the brand scan pairs a brand with a keyword in another part.
+    const keywords = parts.keywordCount;
+    // `pay-pal-support`: a brand split by a hyphen, then a keyword (in a third part).
+    if (count > 2 && keywords > 0 && this.maySplitBrand(parts)) {
+      for (let i = 0; i + 1 < count; i++) {
+        const hash = parts.pairHash(i);
+        if (!brands.mayHave(hash)) continue;
+        const brand = this.firstForeign(brands.get(parts.part(i) + parts.part(i + 1), hash), host);
+        const elsewhere = keywords - (parts.hasKeyword(i) ? 1 : 0) - (parts.hasKeyword(i + 1) ? 1 : 0);
+        if (brand !== null && elsewhere > 0) return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
       }
     }
     // Distinctive brands count anywhere in the label (`paypallogin`, `oktaverify-mfa`), short ones as tokens (`aws-signin`).
-    for (const part of parts) {
-      const brand = this.firstForeign(this.distinctiveBrands.get(part), host);
-      if (brand !== null && parts.some((p) => p !== part && containsKeyword(p)))
+    for (let i = 0; keywords > 0 && i < count; i++) {
+      if (!brands.mayHave(parts.hashes[i]!)) continue;
+      const brand = this.firstForeign(brands.get(parts.part(i), parts.hashes[i]), host);
+      if (brand !== null && hasKeywordInOtherPart(parts, i))
         return match(UrlFinding.lookalikeCombo, brand, 'pairs a phishing keyword with the brand of');
     }
     if (this.distinctiveBrandScanner.mayContain(key)) {
@@ -1453,21 +1663,23 @@ export class LookalikeIndex {
         if (brand.length === key.length) continue;
         const rest = key.slice(0, index) + '.' + key.slice(index + brand.length);
         if (!containsKeyword(rest)) continue;
-        const candidate = this.firstForeign(this.distinctiveBrands.get(brand), host);
+        const candidate = this.firstForeign(brands.get(brand), host);
         if (candidate !== null) return match(UrlFinding.lookalikeCombo, candidate, 'pairs a phishing keyword with the brand of');
       }
     }
     // Brands that are ordinary words only count as whole tokens (`apple-login`, not `pineapple-login`).
-    for (const part of parts) {
-      const whole = this.wordBrands.get(part);
+    if (keywords === 0 || this.wordBrandList.length === 0) return null;
+    for (let i = 0; i < count; i++) {
+      const whole = this.wordBrands.get(parts.part(i));
       if (whole !== undefined) {
         const candidate = this.firstForeign(whole, host);
-        if (candidate !== null && parts.some((p) => p !== part && containsKeyword(p)))
+        if (candidate !== null && hasKeywordInOtherPart(parts, i))
           return match(UrlFinding.lookalikeCombo, candidate, 'pairs a phishing keyword with the brand of');
         continue;
       }
-      // A word brand glued to a keyword (`applesupport`) holds the keyword.
-      if (!containsKeyword(part)) continue;
+      // A word brand glued to a keyword (`applesupport`) holds the keyword, and starts or ends the part.
+      if (!parts.hasKeyword(i) || !this.mayGlueWordBrand(key, parts.start(i), parts.end(i))) continue;
+      const part = parts.part(i);
       for (const [brand, candidates] of this.wordBrandList) {
         if (part.length <= brand.length) continue;
         const glued = part.startsWith(brand)
@@ -1478,6 +1690,15 @@ export class LookalikeIndex {
       }
     }
     return null;
+  }
+
+  /**
+   * False when no word brand starts or ends the text of `key` from `start` to `end`: every word
+   * brand has four characters or more, and its first and last four are in the filters.
+   */
+  private mayGlueWordBrand(key: string, start: number, end: number): boolean {
+    if (end - start <= MIN_COMBO_SUBSTRING) return false;
+    return this.wordBrandStarts.mayStartAt(key, start) || this.wordBrandEnds.mayStartAt(key, end - MIN_COMBO_SUBSTRING);
   }
 
   private brandInSubdomain(host: HostParts, tokens: Tokens | null): LookalikeMatch | null {
@@ -1539,6 +1760,53 @@ function tokensOf(host: HostParts, labelKey: string): Tokens {
   const foldedSplit = host.idn && !label.includes('-') && labelKey.includes('-');
   splitTokens(host.idn && !foldedSplit ? label : labelKey, '', host.idn && !foldedSplit ? label : null, labelKey, keys, hashes, separators);
   return { keys, hashes, separators, subdomainCount };
+}
+
+/** `readTokenHashes`'s output (one `findLookalike` call at a time: the engine is synchronous), grown to the host's length. */
+let TOKEN_HASHES = new Int32Array(64);
+/** 1 where the token has more than six characters and starts with "www" (`isWwwToken`). */
+let TOKEN_WWW = new Uint8Array(64);
+/** How many of `TOKEN_HASHES` are the subdomain's. */
+let TOKEN_SUBDOMAIN_COUNT = 0;
+
+/**
+ * Reads the `keyHash` of every token `tokensOf` cuts from the ASCII `host` (the folded
+ * subdomain's, then the label key's) into `TOKEN_HASHES`, without cutting one; returns how many.
+ */
+function readTokenHashes(host: HostParts, labelKey: string): number {
+  if (host.ascii.length >= TOKEN_HASHES.length) {
+    TOKEN_HASHES = new Int32Array(host.ascii.length + 1);
+    TOKEN_WWW = new Uint8Array(host.ascii.length + 1);
+  }
+  const count = host.subdomain === '' ? 0 : readTokenHashesOf(foldAscii(host.subdomain), 0);
+  TOKEN_SUBDOMAIN_COUNT = count;
+  return readTokenHashesOf(labelKey, count);
+}
+
+/** `readTokenHashes` of one text, from `count` on: split as `splitTokens` splits it. */
+function readTokenHashesOf(text: string, count: number): number {
+  let start = 0;
+  let h = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
+    if (c !== 0x2e && c !== 0x2d && c !== 0x5f) {
+      // `keyHash` reads at most MAX_HASHED characters of a key.
+      if (i - start < MAX_HASHED) h = (Math.imul(h, HASH_BASE) + c) | 0;
+      continue;
+    }
+    if (i > start) {
+      TOKEN_WWW[count] = isWwwToken(text, start, i) ? 1 : 0;
+      TOKEN_HASHES[count++] = h & 0x3fffffff;
+    }
+    start = i + 1;
+    h = 0;
+  }
+  return count;
+}
+
+/** One hash of two `keyHash`es in a row (a token and the next: `dottedPairs`). */
+function pairHash(first: number, second: number): number {
+  return (Math.imul(first, 0x9e3779b1) ^ second) & 0x3fffffff;
 }
 
 /** `host` is `domain` or ends in `.` + `domain` (told without building that string). */

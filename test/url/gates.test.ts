@@ -62,6 +62,10 @@ function constructedHosts(): string[] {
       `${b}.qzx.net`,
       `${b}.xyz`,
       `${b}-login.com`,
+      // A brand glued to a keyword, before or after it, alone and next to another part.
+      `${b}support.com`,
+      `secure${b}.net`,
+      `my-${b}login.org`,
     );
     // A brand split by a hyphen next to a keyword (`pay-pal-login`): at every cut of a short brand
     // (three letters, which no four-letter window holds), in the middle of a longer one.

@@ -216,6 +216,16 @@ describe("brand + word combinations, brand under a foreign TLD, Chromium's top d
     expect(judge(`https://${host}/`).verdict).toBe('block');
   });
 
+  // The "id" rule reads the label first: the brand glued to "id" is the one named, not another
+  // brand the label pairs with a keyword.
+  it.each([
+    ['paypal-login-githubid.com', 'github.com'],
+    ['login-paypal-githubid.com', 'github.com'],
+  ])('a brand glued to "id" is named before a brand paired with a keyword: %s', (host, target) => {
+    expect(lookalike(host)).toMatchObject({ code: UrlFinding.lookalikeCombo, severity: 'error', target });
+    expect(lookalike(host)).toEqual(referenceFindLookalike(referenceHostParts(host)));
+  });
+
   // A three-letter brand split by a hyphen: its gate once asked only a scanner of brands of four
   // letters or more, so these were found only when another brand's filter entry collided.
   it.each([
