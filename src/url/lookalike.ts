@@ -39,6 +39,7 @@ import {
   phoneticKeyHash,
   prefixHashes,
   pushTokenHashes,
+  rangeKeyHash,
   CHAR_ROLES,
   PAIR_FLAGS,
   SEPARATOR_ROLE,
@@ -595,6 +596,16 @@ class Probe {
   /** `labelParts()`, and the host it was read for. */
   private parts: LabelParts | null = null;
   private partsHost: HostParts | undefined = undefined;
+  /** `readTokenHashes` of the host is in `TOKEN_HASHES` (`tokenHashCount` of them). */
+  private hasTokenHashes = false;
+  private tokenHashCount = 0;
+  /**
+   * The indexes (`Prefilter` bits) for which `LookalikeIndex.mayPairWithKeyword` was decided for
+   * this host, and those it answered true for: each index asks it in `mayMatchAscii` and again in
+   * `strongest`. Reset with the host (the answer depends on the index, which a policy changes).
+   */
+  keywordPairsKnown = 0;
+  keywordPairs = 0;
 
   constructor(host?: HostParts) {
     if (host !== undefined) this.reset(host);
@@ -613,6 +624,9 @@ class Probe {
     this.tokenCount = -1;
     this.allTokenHashes = false;
     this.hashedLength = -1;
+    this.hasTokenHashes = false;
+    this.keywordPairsKnown = 0;
+    this.keywordPairs = 0;
     if (host.ascii.length >= PROBE_TOKENS.length) PROBE_TOKENS = new Int32Array(host.ascii.length + 1);
     const label = host.label!;
     if (host.idn) {
@@ -715,6 +729,15 @@ class Probe {
   /** The host's tokens (`tokensOf` with the first key), split once for both indexes. */
   tokens(): Tokens {
     return (this.split ??= tokensOf(this.host!, this.keys[0]!));
+  }
+
+  /** How many hashes `TOKEN_HASHES` holds once `readTokenHashes` read the host with its first key: once per host for both indexes. */
+  tokenHashes(): number {
+    if (!this.hasTokenHashes) {
+      this.tokenHashCount = readTokenHashes(this.host!, this.keys[0]!);
+      this.hasTokenHashes = true;
+    }
+    return this.tokenHashCount;
   }
 
   /** The first key cut at its hyphens (`LabelParts`), read once per host for both indexes' `combo`. */
@@ -1044,12 +1067,12 @@ class LabelParts {
 
   /** `keyHash` of part `i` without its last `drop` characters. */
   stemHash(i: number, drop: number): number {
-    return rangeHash(this.key, this.starts[i]!, this.ends[i]! - drop, 0, 0);
+    return rangeKeyHash(this.key, this.starts[i]!, this.ends[i]! - drop);
   }
 
   /** `keyHash` of parts `i` and `i + 1` joined. */
   pairHash(i: number): number {
-    return rangeHash(this.key, this.starts[i]!, this.ends[i]!, this.starts[i + 1]!, this.ends[i + 1]!);
+    return rangeKeyHash(this.key, this.starts[i]!, this.ends[i]!, this.starts[i + 1]!, this.ends[i + 1]!);
   }
 }
 
@@ -1058,15 +1081,6 @@ function hasKeywordInOtherPart(parts: LabelParts, i: number): boolean {
   if (parts.keywordCount === 0 || (parts.keywordCount === 1 && parts.hasKeyword(i))) return false;
   for (let j = 0; j < parts.count; j++) if (parts.hasKeyword(j) && parts.part(j) !== parts.part(i)) return true;
   return false;
-}
-
-/** `keyHash` of `text` from `start` to `end` followed by `text` from `start2` to `end2` (without cutting either out). */
-function rangeHash(text: string, start: number, end: number, start2: number, end2: number): number {
-  let h = 0;
-  let read = 0;
-  for (let i = start; i < end && read < MAX_HASHED; i++, read++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
-  for (let i = start2; i < end2 && read < MAX_HASHED; i++, read++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
-  return h & 0x3fffffff;
 }
 
 function match(code: UrlFindingCode, target: IndexedSite, how: string, severity: 'error' | 'warning' = 'error'): LookalikeMatch {
@@ -1283,6 +1297,16 @@ export class LookalikeIndex {
    * A brand as a token of the subdomain is in `tokenFilter`, which `mayMatchAscii` asks first.
    */
   private mayPairWithKeyword(probe: Probe): boolean {
+    const bit = this.prefilterBit;
+    if ((probe.keywordPairsKnown & bit) === bit) return (probe.keywordPairs & bit) === bit;
+    const may = this.keywordPairIn(probe);
+    probe.keywordPairsKnown |= bit;
+    if (may) probe.keywordPairs |= bit;
+    return may;
+  }
+
+  /** `mayPairWithKeyword`, decided. */
+  private keywordPairIn(probe: Probe): boolean {
     if (!probe.hasKeyword()) return false;
     const parts = probe.labelParts();
     const key = parts.key;
@@ -1340,7 +1364,7 @@ export class LookalikeIndex {
     // those tables knows (the token hashes against the tables' filter tell), and then no token can match.
     const tokens = probe.singleToken
       ? null
-      : host.idn || (anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter) && this.mayMatchTokens(host, keys[0]!))
+      : host.idn || (anyInFilter(PROBE_TOKENS, probe.asciiTokenCount(), this.tokenFilter) && this.mayMatchTokens(probe))
         ? probe.tokens()
         : NO_TOKENS;
     // Then the checks below need a token some table knows (for a single label, the label as a
@@ -1361,13 +1385,13 @@ export class LookalikeIndex {
   }
 
   /**
-   * False when no rule that reads the tokens of the ASCII `host` (with its label key) can match in
-   * this index, told from their hashes before the host is split (`readTokenHashes`): `embedding`
+   * False when no rule that reads the tokens of the probe's ASCII host (with its label key) can match in
+   * this index, told from their hashes before the host is split (`Probe.tokenHashes`): `embedding`
    * needs a target followed by the first label of its suffix (`dottedPairs`) or a "www" token, or
    * a glued target; `combo` and `brandInSubdomain` a distinctive brand in the subdomain.
    */
-  private mayMatchTokens(host: HostParts, labelKey: string): boolean {
-    const count = readTokenHashes(host, labelKey);
+  private mayMatchTokens(probe: Probe): boolean {
+    const count = probe.tokenHashes();
     const hashes = TOKEN_HASHES;
     for (let i = 0; i < count; i++) {
       const hash = hashes[i]!;

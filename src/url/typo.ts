@@ -280,11 +280,15 @@ export function keyHash(text: string): number {
   return h & 0x3fffffff;
 }
 
-/** `keyHash` of the piece of `text` from `start` to `end`. */
-function pieceKeyHash(text: string, start: number, end: number): number {
+/**
+ * `keyHash` of `text` from `start` to `end` followed by `text` from `start2` to `end2` (none by
+ * default), without cutting either out.
+ */
+export function rangeKeyHash(text: string, start: number, end: number, start2 = 0, end2 = 0): number {
   let h = 0;
-  const n = Math.min(end, start + MAX_HASHED);
-  for (let i = start; i < n; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  let read = 0;
+  for (let i = start; i < end && read < MAX_HASHED; i++, read++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  for (let i = start2; i < end2 && read < MAX_HASHED; i++, read++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
   return h & 0x3fffffff;
 }
 
@@ -330,8 +334,8 @@ export function pushTokenHashes(text: string, out: Int32Array, count: number): n
 /** `pushTokenHashes` of one token, `h` the hash of all its characters. */
 function pushToken(text: string, start: number, end: number, h: number, out: Int32Array, count: number): number {
   // `keyHash` reads at most `MAX_HASHED` characters of a key.
-  out[count++] = end - start > MAX_HASHED ? pieceKeyHash(text, start, end) : h & 0x3fffffff;
-  if (isWwwToken(text, start, end)) out[count++] = pieceKeyHash(text, start + 3, end);
+  out[count++] = end - start > MAX_HASHED ? rangeKeyHash(text, start, end) : h & 0x3fffffff;
+  if (isWwwToken(text, start, end)) out[count++] = rangeKeyHash(text, start + 3, end);
   return count;
 }
 
