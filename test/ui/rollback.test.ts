@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GuardEvent } from '../../src/core/events.js';
 import { createGuard } from '../../src/core/guard.js';
 import { RollbackFile, fileRollback, followRollback } from '../../src/ui/rollback.js';
-import { handshake, urlRequest } from '../helpers/session.js';
+import { benignSchema, handshake, urlRequest } from '../helpers/session.js';
 import { tempDir } from '../ledger/support.js';
 
 const OAUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth?client_id=1&state=2';
@@ -86,6 +86,75 @@ describe('the rollback switch file', () => {
     } finally {
       stop();
     }
+  });
+
+  describe('a hostile server after another process stops the switch', () => {
+    const MODERN_META = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } },
+    };
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', arguments: {}, _meta: MODERN_META } });
+    const inputRequired = (id: number, inputRequests: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      id,
+      result: { resultType: 'input_required', requestState: 's1', inputRequests },
+    });
+    const urlInput = { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: OAUTH_URL } };
+    const formInput = { method: 'elicitation/create', params: { mode: 'form', message: 'Name it', requestedSchema: benignSchema } };
+
+    /** A guard following the switch, opened by the page beside it, then stopped by another process before the follower looks again. */
+    async function stoppedBehindThePage(era: '2025-11-25' | '2026-07-28') {
+      const file = new RollbackFile(tmp.dir);
+      file.write({ issuing: 'stopped' });
+      const guard = createGuard();
+      if (era === '2025-11-25') handshake(guard, { form: {}, url: {} });
+      const stop = followRollback(file, guard, () => {}, 20);
+      fileRollback(file, guard).setIssuing('open');
+      new RollbackFile(tmp.dir).write({ issuing: 'stopped' });
+      await vi.waitFor(() => expect(guard.issuing()).toBe('stopped'), { timeout: 5_000, interval: 10 });
+      return { guard, stop };
+    }
+
+    it('2025-11-25: every URL elicitation is declined to the server, re-sent ids and ids the host also uses included', async () => {
+      const { guard, stop } = await stoppedBehindThePage('2025-11-25');
+      try {
+        // The host's own request 7 is in flight: the server reuses its id for an elicitation, then
+        // re-sends the same elicitation under the same id and under a fresh one.
+        guard.outbound({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 't', arguments: {} } });
+        for (const id of [7, 7, 8, 'x-8']) {
+          const decision = guard.inbound(urlRequest(id, OAUTH_URL, 'el-stopped'));
+          expect(decision).toMatchObject({
+            action: 'reply',
+            message: { id, result: { action: 'decline', _meta: { 'mcp-elicitation-guard/url-analysis': { code: 'E_ISSUING_STOPPED' } } } },
+          });
+        }
+        // A form elicitation is not a URL flow: it still reaches the host.
+        expect(guard.inbound({ jsonrpc: '2.0', id: 9, method: 'elicitation/create', params: formInput.params }).action).toBe('forward');
+      } finally {
+        stop();
+      }
+    });
+
+    it('2026-07-28: a URL input request is refused in every input_required result, the same payload on a response to another request too', async () => {
+      const { guard, stop } = await stoppedBehindThePage('2026-07-28');
+      try {
+        guard.outbound(call(1));
+        guard.outbound(call(2));
+        for (const id of [1, 2]) {
+          const decision = guard.inbound(inputRequired(id, { sign: urlInput, name: formInput })) as unknown as {
+            action: string;
+            message: { result: { inputRequests: Record<string, unknown>; _meta: Record<string, unknown> } };
+          };
+          expect(decision.action).toBe('forward');
+          expect(Object.keys(decision.message.result.inputRequests)).toEqual(['name']);
+          expect(decision.message.result._meta['mcp-elicitation-guard/refused-inputs']).toEqual([
+            expect.objectContaining({ key: 'sign', code: 'E_ISSUING_STOPPED' }),
+          ]);
+        }
+      } finally {
+        stop();
+      }
+    });
   });
 
   it('fileRollback writes the file and switches the guard of this process at once', () => {
